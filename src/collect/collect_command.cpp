@@ -1,0 +1,175 @@
+#include "collect/collect_command.hpp"
+
+#include "collect/error_counter.hpp"
+#include "collect/layout.hpp"
+#include "collect/metrics.hpp"
+#include "collect/pull_sink.hpp"
+#include "collect/push_sink.hpp"
+#include "collect/sampler.hpp"
+#include "collect/textfile_sink.hpp"
+#include "core/log.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace petricore::collect {
+
+std::set<unsigned> read_uid_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--exclude-uid-file " + path + ": " + std::strerror(errno));
+  std::set<unsigned> uids;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    auto last = line.find_last_not_of(" \t\r");
+    std::string_view text = std::string_view{line}.substr(first, last - first + 1);
+    unsigned uid = 0;
+    auto r = std::from_chars(text.data(), text.data() + text.size(), uid);
+    if (r.ec != std::errc{} || r.ptr != text.data() + text.size())
+      throw UsageError("--exclude-uid-file " + path + ":" + std::to_string(number) + ": not a UID: '" +
+                       std::string{text} + "'");
+    uids.insert(uid);
+  }
+  return uids;
+}
+
+std::string short_hostname() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
+  std::string host = name;
+  return host.substr(0, host.find('.'));
+}
+
+namespace {
+
+void require_directory(const std::string& option, const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    throw UsageError(option + " " + path + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) throw UsageError(option + " " + path + ": not a directory");
+}
+
+void validate(CollectOptions& o) {
+  require_directory("--cgroup-root", o.cgroup_root);
+  require_directory("--proc-root", o.proc_root);
+  if (!(o.interval > 0) || !std::isfinite(o.interval)) throw UsageError("--interval must be a positive number of seconds");
+  if (!(o.once_window > 0) || o.once_window > 60) throw UsageError("--once-window must be between 0 and 60 seconds");
+  if (!(o.push_timeout > 0)) throw UsageError("--push-timeout must be a positive number of seconds");
+  if (o.max_proc_names == 0) throw UsageError("--max-proc-names must be at least 1");
+  for (const auto& prefix : o.scratch_prefixes)
+    if (prefix.empty() || prefix[0] != '/') throw UsageError("--scratch-prefix must be an absolute path: '" + prefix + "'");
+  if (o.instance.empty()) o.instance = short_hostname();
+  if (!o.once && o.listen.empty() && o.push_url.empty() && o.textfile.empty()) o.listen = ":9966";
+}
+
+// Blocks SIGTERM and SIGINT in every thread (sinks start threads, and they
+// inherit the mask) so the main loop can wait for them with sigtimedwait.
+sigset_t block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+// Waits up to `seconds`; returns the stop signal received, or 0.
+int wait_for_stop(const sigset_t& set, double seconds) {
+  if (seconds <= 0) return 0;
+  timespec timeout;
+  timeout.tv_sec = static_cast<time_t>(seconds);
+  timeout.tv_nsec = static_cast<long>((seconds - static_cast<double>(timeout.tv_sec)) * 1e9);
+  for (;;) {
+    int sig = ::sigtimedwait(&set, nullptr, &timeout);
+    if (sig > 0) return sig;
+    if (errno == EAGAIN) return 0;
+    if (errno != EINTR) return 0;
+  }
+}
+
+}  // namespace
+
+int run_collect(CollectOptions o) {
+  validate(o);
+  auto kind = parse_layout_kind(o.layout);
+  if (!kind) throw UsageError("--layout must be one of auto, slurm-v1, slurm-v2, pattern (got '" + o.layout + "')");
+  std::unique_ptr<Layout> layout;
+  try {
+    layout = make_layout(*kind, o.job_pattern);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (!o.job_pattern.empty() && *kind != LayoutKind::Pattern)
+    throw UsageError("--job-pattern needs --layout pattern");
+
+  SamplerOptions sampler_options;
+  sampler_options.scratch_prefixes = o.scratch_prefixes;
+  sampler_options.max_proc_names = o.max_proc_names;
+  if (!o.exclude_uid_file.empty()) sampler_options.excluded_uids = read_uid_file(o.exclude_uid_file);
+
+  sigset_t stop_signals = block_stop_signals();
+  ErrorCounter errors;
+  Sampler sampler(o.cgroup_root, o.proc_root, std::move(layout), sampler_options, errors);
+
+  std::vector<std::unique_ptr<Sink>> sinks;
+  try {
+    if (o.once) sinks.push_back(make_stdout_sink());
+    if (!o.listen.empty()) sinks.push_back(make_pull_sink(o.listen));
+    if (!o.push_url.empty()) sinks.push_back(make_push_sink({o.push_url, "jobs_exporter", o.instance, o.push_timeout}, errors));
+    if (!o.textfile.empty()) sinks.push_back(make_textfile_sink(o.textfile, errors));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  // A listen address that cannot be bound is a runtime failure (exit 1), left
+  // to propagate as std::runtime_error.
+
+  auto pass = [&](double now) {
+    std::vector<JobSample> jobs = sampler.sample(now);
+    SelfMetrics self;
+    self.collect_duration_seconds = monotonic_seconds() - now;
+    self.errors_by_source = errors.totals();
+    return build_snapshot(jobs, o.instance, self);
+  };
+
+  if (o.once) {
+    // CPU percent needs two passes: measure over a short window.
+    pass(monotonic_seconds());
+    if (int sig = wait_for_stop(stop_signals, o.once_window)) return 128 + sig;
+    Snapshot snapshot = pass(monotonic_seconds());
+    bool ok = true;
+    for (auto& sink : sinks) ok = sink->publish(snapshot) && ok;
+    return ok ? 0 : 1;
+  }
+
+  log::info("collecting every " + std::to_string(o.interval) + " s as instance " + o.instance);
+  double next = monotonic_seconds();
+  for (;;) {
+    double start = monotonic_seconds();
+    Snapshot snapshot = pass(start);
+    for (auto& sink : sinks) sink->publish(snapshot);
+    // Fixed rate: a slow pass does not shift the schedule; missed slots are skipped.
+    next += o.interval;
+    double now = monotonic_seconds();
+    if (next < now) next = now + o.interval - std::fmod(now - next, o.interval);
+    if (int sig = wait_for_stop(stop_signals, next - now)) {
+      log::info(std::string{"stopping on "} + ::strsignal(sig));
+      for (auto& sink : sinks) sink->shutdown();
+      return 0;
+    }
+  }
+}
+
+}  // namespace petricore::collect

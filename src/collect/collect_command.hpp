@@ -1,0 +1,48 @@
+// `petricore collect`: the node daemon. Options come from the command line or
+// the [collect] section of the config file (main.cpp wires them); this module
+// validates them, runs the passes and feeds the sinks.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace petricore::collect {
+
+struct CollectOptions {
+  bool once = false;
+  double once_window = 1.0;  // seconds between the two passes of --once
+  std::string listen;        // HOST:PORT for /metrics; empty = off
+  std::string push_url;      // Pushgateway base URL; empty = off
+  double push_timeout = 5.0;
+  std::string textfile;      // path; empty = off
+  double interval = 15.0;
+  std::string instance;      // default: short hostname
+  std::string cgroup_root = "/sys/fs/cgroup";
+  std::string proc_root = "/proc";
+  std::string layout = "auto";
+  std::string job_pattern;
+  std::vector<std::string> scratch_prefixes{"/scratch", "/localscratch"};
+  std::string exclude_uid_file;
+  std::size_t max_proc_names = 16;
+};
+
+// Thrown for bad options or configuration: main prints the message on one
+// line and exits with status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Reads a file of UIDs, one per line ('#' starts a comment). Throws UsageError.
+std::set<unsigned> read_uid_file(const std::string& path);
+
+// The short host name (up to the first dot).
+std::string short_hostname();
+
+// Runs the command; returns the process exit status. Throws UsageError for bad
+// options (checked before anything starts).
+int run_collect(CollectOptions options);
+
+}  // namespace petricore::collect

@@ -1,0 +1,50 @@
+// Cheap file access relative to a held directory fd (the /proc root, a cgroup
+// root or a fixture tree). Every read goes through openat + one read loop into
+// a caller-owned buffer that keeps its capacity between calls, so a collection
+// pass allocates almost nothing.
+#pragma once
+
+#include "core/unique_fd.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace petricore::collect {
+
+enum class ReadStatus {
+  Ok,
+  Missing,  // ENOENT / ESRCH: the process or cgroup went away, which is normal
+  Denied,   // EACCES / EPERM
+  Failed,   // any other error (EIO, ENODEV on a dying cgroup, ...)
+};
+
+struct ReadError {
+  ReadStatus status = ReadStatus::Ok;
+  int errno_value = 0;
+};
+
+// Opens `path` as a directory. nullopt with errno set on failure.
+std::optional<UniqueFd> open_directory(const std::string& path);
+std::optional<UniqueFd> open_directory_at(int dirfd, const char* relative_path);
+
+// Reads the whole file `relative_path` below `dirfd` into `buffer`
+// (replacing its content).
+ReadError read_file_at(int dirfd, const char* relative_path, std::string& buffer);
+
+// Reads the target of the symlink `relative_path` below `dirfd` into `buffer`.
+ReadError read_link_at(int dirfd, const char* relative_path, std::string& buffer);
+
+// Calls `visit(name, is_directory)` for every entry of the directory `dirfd`
+// except "." and "..". is_directory comes from d_type (DT_UNKNOWN is resolved
+// with fstatat). Returns false when the directory could not be read.
+bool list_directory(int dirfd, const std::function<void(std::string_view name, bool is_directory)>& visit);
+
+// Classifies an errno value.
+ReadStatus classify_errno(int errno_value);
+
+// "permission denied" etc., for log messages.
+std::string describe(const ReadError& error);
+
+}  // namespace petricore::collect

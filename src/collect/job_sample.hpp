@@ -1,0 +1,46 @@
+// What one collection pass knows about one job: the values behind the jobs_*
+// metrics, in the units of the metric contract (ARCHITECTURE.md §4).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace petricore::collect {
+
+struct JobSample {
+  std::string job_id;
+
+  // Static facts, read once per job and cached.
+  std::optional<unsigned> uid;
+  std::string user;     // login name, or the uid as text when it has none
+  std::string account;  // SLURM_JOB_ACCOUNT, empty when unknown
+  std::vector<std::string> gpus;  // SLURM_JOB_GPUS (else SLURM_STEP_GPUS), split on commas
+  std::vector<int> cpus;          // the job's cpuset
+
+  // CPU, from the cgroup.
+  std::optional<double> cpu_percent;       // % of one CPU; absent on the job's first pass
+  std::optional<double> cpu_time_total;    // seconds
+  std::optional<double> user_time;         // seconds
+  std::optional<double> system_time;       // seconds
+  std::vector<std::pair<int, double>> cpu_time_core;  // (cpu id, seconds)
+
+  // Memory.
+  std::optional<double> rss_mib;           // MiB
+  std::optional<double> memory_limit_mib;  // MiB; absent when unlimited
+  std::optional<double> memory_peak_mib;   // MiB
+
+  // Processes, from /proc.
+  std::int64_t processes = 0;
+  std::int64_t opened_files = 0;
+  std::vector<std::pair<std::string, std::int64_t>> threads_by_name;  // capped, plus "other"
+  bool uses_scratch = false;
+  double read_mib = 0;   // MiB, exited processes included
+  double write_mib = 0;  // MiB, exited processes included
+  std::uint64_t read_count = 0;
+  std::uint64_t write_count = 0;
+};
+
+}  // namespace petricore::collect

@@ -1,0 +1,355 @@
+#include "collect/layout.hpp"
+
+#include "collect/error_counter.hpp"
+#include "collect/file_reader.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <regex>
+#include <stdexcept>
+#include <utility>
+
+namespace petricore::collect {
+namespace {
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "job_123" -> "123"; anything else -> empty.
+std::string_view numeric_suffix(std::string_view name, std::string_view prefix) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return {};
+  std::string_view rest = name.substr(prefix.size());
+  return all_digits(rest) ? rest : std::string_view{};
+}
+
+std::optional<unsigned> parse_uid(std::string_view digits) {
+  if (digits.empty() || digits.size() > 9) return std::nullopt;
+  unsigned value = 0;
+  for (char c : digits) value = value * 10 + static_cast<unsigned>(c - '0');
+  return value;
+}
+
+// Job ids sort numerically when they are numbers.
+bool job_id_less(const std::string& a, const std::string& b) {
+  if (a.size() != b.size() && all_digits(a) && all_digits(b)) return a.size() < b.size();
+  return a < b;
+}
+
+std::vector<std::string> subdirectories(int dirfd) {
+  std::vector<std::string> names;
+  list_directory(dirfd, [&](std::string_view name, bool is_directory) {
+    if (is_directory) names.emplace_back(name);
+  });
+  return names;
+}
+
+void count_unreadable(ErrorCounter& errors, const std::string& path) {
+  int e = errno;
+  if (classify_errno(e) == ReadStatus::Missing) return;  // removed while walking
+  errors.count(error_source::discovery, "unreadable directory",
+               "cannot read cgroup directory " + path + ": " + std::strerror(e));
+}
+
+// Where one job was seen in one v1 hierarchy.
+using ControllerDirs = std::map<std::string, std::string>;  // controller -> job dir
+
+struct V1Job {
+  std::optional<unsigned> uid;
+  ControllerDirs dirs;
+};
+
+// v1 controller directories as mounted by distributions: separate, or the
+// combined "cpu,cpuacct" (with "cpu" and "cpuacct" as symlinks to it).
+const char* const kV1Controllers[] = {"freezer", "cpuacct", "cpu,cpuacct", "memory",
+                                      "cpuset",  "pids",    "devices"};
+
+bool is_slurm_v1_root(std::string_view name) {
+  return name == "slurm" || (name.size() > 6 && name.compare(0, 6, "slurm_") == 0);
+}
+
+void scan_v1_jobs_in(int dirfd, const std::string& path, const std::string& controller,
+                     std::optional<unsigned> uid, std::map<std::string, V1Job>& jobs) {
+  for (const auto& name : subdirectories(dirfd)) {
+    std::string_view id = numeric_suffix(name, "job_");
+    if (id.empty()) continue;
+    V1Job& job = jobs[std::string{id}];
+    if (!job.uid) job.uid = uid;
+    job.dirs.emplace(controller, path + "/" + name);
+  }
+}
+
+class SlurmV1Layout : public Layout {
+ public:
+  std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
+    std::map<std::string, V1Job> jobs;
+    for (const char* controller : kV1Controllers) {
+      auto controller_fd = open_directory_at(root_fd, controller);
+      if (!controller_fd) continue;  // controller not mounted: normal
+      for (const auto& root_name : subdirectories(controller_fd->get())) {
+        if (!is_slurm_v1_root(root_name)) continue;
+        std::string root_path = std::string{controller} + "/" + root_name;
+        auto slurm_fd = open_directory_at(root_fd, root_path.c_str());
+        if (!slurm_fd) {
+          count_unreadable(errors, root_path);
+          continue;
+        }
+        scan_v1_jobs_in(slurm_fd->get(), root_path, controller, std::nullopt, jobs);
+        for (const auto& uid_name : subdirectories(slurm_fd->get())) {
+          std::string_view uid = numeric_suffix(uid_name, "uid_");
+          if (uid.empty()) continue;
+          std::string uid_path = root_path + "/" + uid_name;
+          auto uid_fd = open_directory_at(root_fd, uid_path.c_str());
+          if (!uid_fd) {
+            count_unreadable(errors, uid_path);
+            continue;
+          }
+          scan_v1_jobs_in(uid_fd->get(), uid_path, controller, parse_uid(uid), jobs);
+        }
+      }
+    }
+    std::vector<JobCgroups> result;
+    for (auto& [id, job] : jobs) {
+      JobCgroups cg;
+      cg.job_id = id;
+      cg.uid = job.uid;
+      cg.version = CgroupVersion::V1;
+      auto dir = [&](std::initializer_list<const char*> controllers) -> std::string {
+        for (const char* c : controllers) {
+          auto it = job.dirs.find(c);
+          if (it != job.dirs.end()) return it->second;
+        }
+        return {};
+      };
+      cg.cpu_dir = dir({"cpuacct", "cpu,cpuacct"});
+      cg.memory_dir = dir({"memory"});
+      cg.cpuset_dir = dir({"cpuset"});
+      cg.process_dir = dir({"freezer", "cpuacct", "cpu,cpuacct", "memory", "cpuset", "pids", "devices"});
+      result.push_back(std::move(cg));
+    }
+    return result;
+  }
+};
+
+bool is_slurmstepd_scope(std::string_view name) {
+  constexpr std::string_view scope = "slurmstepd.scope";
+  if (name == scope) return true;
+  return name.size() > scope.size() + 1 && name.substr(name.size() - scope.size()) == scope &&
+         name[name.size() - scope.size() - 1] == '_';
+}
+
+class SlurmV2Layout : public Layout {
+ public:
+  std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
+    std::map<std::string, JobCgroups> jobs;
+    // The unified hierarchy is the root itself on a pure v2 host, and
+    // <root>/unified on a hybrid one.
+    for (const char* base : {"system.slice", "unified/system.slice"}) {
+      auto slice_fd = open_directory_at(root_fd, base);
+      if (!slice_fd) continue;
+      for (const auto& scope : subdirectories(slice_fd->get())) {
+        if (!is_slurmstepd_scope(scope)) continue;
+        std::string scope_path = std::string{base} + "/" + scope;
+        auto scope_fd = open_directory_at(root_fd, scope_path.c_str());
+        if (!scope_fd) {
+          count_unreadable(errors, scope_path);
+          continue;
+        }
+        for (const auto& name : subdirectories(scope_fd->get())) {
+          std::string_view id = numeric_suffix(name, "job_");
+          if (id.empty() || jobs.count(std::string{id})) continue;
+          std::string job_path = scope_path + "/" + name;
+          JobCgroups cg;
+          cg.job_id = std::string{id};
+          cg.version = CgroupVersion::V2;
+          cg.cpu_dir = cg.memory_dir = cg.cpuset_dir = cg.process_dir = job_path;
+          jobs.emplace(cg.job_id, std::move(cg));
+        }
+      }
+    }
+    std::vector<JobCgroups> result;
+    for (auto& [id, cg] : jobs) result.push_back(std::move(cg));
+    return result;
+  }
+};
+
+// Both Slurm layouts; a job seen in v1 controllers wins over a v2 twin, since
+// only v1 then holds its CPU and memory accounting.
+class AutoLayout : public Layout {
+ public:
+  std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
+    std::vector<JobCgroups> result = v1_.discover(root_fd, errors);
+    std::vector<JobCgroups> v2 = v2_.discover(root_fd, errors);
+    for (auto& job : v2) {
+      bool known = std::any_of(result.begin(), result.end(),
+                               [&](const JobCgroups& j) { return j.job_id == job.job_id; });
+      if (!known) result.push_back(std::move(job));
+    }
+    return result;
+  }
+
+ private:
+  SlurmV1Layout v1_;
+  SlurmV2Layout v2_;
+};
+
+// std::regex has no named groups: rewrite (?<name>..) and (?P<name>..) as
+// plain groups and remember which capture index each name got.
+struct CompiledPattern {
+  std::regex regex;
+  std::size_t job_group = 0;
+  std::size_t uid_group = 0;  // 0 = none
+};
+
+CompiledPattern compile_pattern(const std::string& pattern) {
+  std::string plain;
+  std::map<std::string, std::size_t> named;
+  std::size_t group_count = 0;
+  bool in_class = false;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\' && i + 1 < pattern.size()) {
+      plain += c;
+      plain += pattern[++i];
+      continue;
+    }
+    if (in_class) {
+      if (c == ']') in_class = false;
+      plain += c;
+      continue;
+    }
+    if (c == '[') {
+      in_class = true;
+      plain += c;
+      continue;
+    }
+    if (c == '(') {
+      std::string_view rest = std::string_view{pattern}.substr(i + 1);
+      std::size_t name_start = 0;
+      if (rest.rfind("?P<", 0) == 0) name_start = 3;
+      else if (rest.rfind("?<", 0) == 0 && rest.size() > 2 && rest[2] != '=' && rest[2] != '!') name_start = 2;
+      if (name_start != 0) {
+        std::size_t close = rest.find('>', name_start);
+        if (close == std::string_view::npos)
+          throw std::invalid_argument("--job-pattern: unterminated group name");
+        named[std::string{rest.substr(name_start, close - name_start)}] = ++group_count;
+        plain += '(';
+        i += close + 1;
+        continue;
+      }
+      if (rest.empty() || rest[0] != '?') ++group_count;
+    }
+    plain += c;
+  }
+  CompiledPattern compiled;
+  try {
+    compiled.regex = std::regex(plain, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument("--job-pattern: invalid regular expression '" + pattern + "': " + e.what());
+  }
+  auto job = named.find("job");
+  if (job == named.end())
+    throw std::invalid_argument("--job-pattern: needs a named group for the job id, e.g. (?<job>[0-9]+)");
+  compiled.job_group = job->second;
+  if (auto uid = named.find("uid"); uid != named.end()) compiled.uid_group = uid->second;
+  return compiled;
+}
+
+class PatternLayout : public Layout {
+ public:
+  explicit PatternLayout(const std::string& pattern) : pattern_(compile_pattern(pattern)) {}
+
+  std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
+    std::map<std::string, JobCgroups> jobs;
+    walk(root_fd, root_fd, "", 0, jobs, errors);
+    std::vector<JobCgroups> result;
+    for (auto& [id, cg] : jobs) result.push_back(std::move(cg));
+    return result;
+  }
+
+ private:
+  static constexpr int kMaxDepth = 8;
+
+  void walk(int root_fd, int dirfd, const std::string& path, int depth,
+            std::map<std::string, JobCgroups>& jobs, ErrorCounter& errors) const {
+    for (const auto& name : subdirectories(dirfd)) {
+      std::string child = path.empty() ? name : path + "/" + name;
+      std::smatch match;
+      if (std::regex_match(child, match, pattern_.regex) && match[pattern_.job_group].length() > 0) {
+        record(child, match, jobs);
+        continue;  // a job's own subtree holds steps, not other jobs
+      }
+      if (depth + 1 >= kMaxDepth) continue;
+      auto child_fd = open_directory_at(root_fd, child.c_str());
+      if (!child_fd) {
+        count_unreadable(errors, child);
+        continue;
+      }
+      walk(root_fd, child_fd->get(), child, depth + 1, jobs, errors);
+    }
+  }
+
+  void record(const std::string& path, const std::smatch& match,
+              std::map<std::string, JobCgroups>& jobs) const {
+    std::string id = match[pattern_.job_group].str();
+    JobCgroups& cg = jobs[id];
+    cg.job_id = id;
+    if (pattern_.uid_group != 0 && !cg.uid) cg.uid = parse_uid(match[pattern_.uid_group].str());
+    std::string_view first = std::string_view{path}.substr(0, path.find('/'));
+    bool v1 = std::find(std::begin(kV1Controllers), std::end(kV1Controllers), first) != std::end(kV1Controllers);
+    if (!v1) {
+      cg.version = CgroupVersion::V2;
+      cg.cpu_dir = cg.memory_dir = cg.cpuset_dir = cg.process_dir = path;
+      return;
+    }
+    cg.version = CgroupVersion::V1;
+    if ((first == "cpuacct" || first == "cpu,cpuacct") && cg.cpu_dir.empty()) cg.cpu_dir = path;
+    if (first == "memory") cg.memory_dir = path;
+    if (first == "cpuset") cg.cpuset_dir = path;
+    if (cg.process_dir.empty() || first == "freezer") cg.process_dir = path;
+  }
+
+  CompiledPattern pattern_;
+};
+
+// Every layout returns its jobs in numeric job id order.
+template <typename Inner>
+class SortedLayout : public Layout {
+ public:
+  template <typename... Args>
+  explicit SortedLayout(Args&&... args) : inner_(std::forward<Args>(args)...) {}
+  std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
+    std::vector<JobCgroups> jobs = inner_.discover(root_fd, errors);
+    std::sort(jobs.begin(), jobs.end(), [](const JobCgroups& a, const JobCgroups& b) { return job_id_less(a.job_id, b.job_id); });
+    return jobs;
+  }
+
+ private:
+  Inner inner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Layout> make_layout(LayoutKind kind, const std::string& job_pattern) {
+  switch (kind) {
+    case LayoutKind::Auto: return std::make_unique<SortedLayout<AutoLayout>>();
+    case LayoutKind::SlurmV1: return std::make_unique<SortedLayout<SlurmV1Layout>>();
+    case LayoutKind::SlurmV2: return std::make_unique<SortedLayout<SlurmV2Layout>>();
+    case LayoutKind::Pattern:
+      if (job_pattern.empty()) throw std::invalid_argument("--layout pattern needs --job-pattern REGEX");
+      return std::make_unique<SortedLayout<PatternLayout>>(job_pattern);
+  }
+  return nullptr;
+}
+
+std::optional<LayoutKind> parse_layout_kind(const std::string& text) {
+  if (text == "auto") return LayoutKind::Auto;
+  if (text == "slurm-v1") return LayoutKind::SlurmV1;
+  if (text == "slurm-v2") return LayoutKind::SlurmV2;
+  if (text == "pattern") return LayoutKind::Pattern;
+  return std::nullopt;
+}
+
+}  // namespace petricore::collect

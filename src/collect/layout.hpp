@@ -1,0 +1,61 @@
+// Finds the jobs in a cgroup tree. A layout knows how one scheduler names its
+// job cgroups; `discover` returns every job it finds with the directories the
+// sampler reads, relative to the cgroup root.
+//
+// Recognised without configuration (LayoutKind::Auto tries them all):
+//   v1  <ctrl>/slurm/uid_U/job_J/step_S/task_T   and  <ctrl>/slurm_<node>/...
+//   v2  [unified/]system.slice/slurmstepd.scope/job_J/step_S/...
+//       and [unified/]system.slice/<node>_slurmstepd.scope/...
+// Hybrid hosts (v1 controllers plus a v2 mount at <root>/unified) are covered
+// because both kinds are searched. Other schedulers: LayoutKind::Pattern with
+// a regular expression over directory paths relative to the cgroup root.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace petricore::collect {
+
+class ErrorCounter;
+
+enum class CgroupVersion { V1, V2 };
+
+// One job's cgroup directories, relative to the cgroup root. An empty string
+// means the job has no cgroup in that controller (e.g. no memory cgroup).
+struct JobCgroups {
+  std::string job_id;              // decimal digits, as Slurm prints it
+  std::optional<unsigned> uid;     // from uid_U in the path when present
+  CgroupVersion version = CgroupVersion::V1;
+  std::string cpu_dir;             // v1 cpuacct job dir; v2 job dir
+  std::string memory_dir;          // v1 memory job dir; v2 job dir
+  std::string cpuset_dir;          // v1 cpuset job dir; v2 job dir
+  // The job dir of the one hierarchy whose subtree's cgroup.procs list all of
+  // the job's processes (v1: freezer, the proctrack/cgroup hierarchy, else the
+  // first of cpuacct, memory, cpuset, pids, devices that has the job).
+  std::string process_dir;
+};
+
+enum class LayoutKind { Auto, SlurmV1, SlurmV2, Pattern };
+
+class Layout {
+ public:
+  virtual ~Layout() = default;
+  // Jobs found under the cgroup root `root_fd`, sorted by job id, one entry per
+  // job (all steps and tasks merged). Unreadable directories are counted as
+  // discovery errors; they never abort the walk.
+  virtual std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const = 0;
+};
+
+// Builds a layout. For Pattern, `job_pattern` is an ECMAScript regular
+// expression matched against whole relative directory paths
+// ("cpuacct/torque/12345.server"); it must contain a named group `job`
+// (written (?<job>...) or (?P<job>...)) and may contain `uid`. Throws
+// std::invalid_argument with a one-line reason when the pattern is invalid.
+std::unique_ptr<Layout> make_layout(LayoutKind kind, const std::string& job_pattern = {});
+
+// Parses "auto", "slurm-v1", "slurm-v2", "pattern".
+std::optional<LayoutKind> parse_layout_kind(const std::string& text);
+
+}  // namespace petricore::collect
