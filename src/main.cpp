@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <exception>
 #include <map>
+#include <string>
 
 namespace {
 
@@ -42,6 +43,22 @@ void add_collect(CLI::App& app, petricore::collect::CollectOptions& o) {
       ->capture_default_str();
 }
 
+// CLI11 words an unknown config key as "INI was not able to parse
+// collect.intervall"; say which file and key instead.
+std::string describe_config_error(CLI::App& app, const CLI::ConfigError& e) {
+  std::string message = e.what();
+  const std::string prefix = "INI was not able to parse ";
+  std::string file = app["--config"]->as<std::string>();
+  if (message.rfind(prefix, 0) != 0) return "config file " + file + ": " + message;
+  std::string key = message.substr(prefix.size());
+  std::string section;
+  if (auto dot = key.rfind('.'); dot != std::string::npos) {
+    section = key.substr(0, dot);
+    key = key.substr(dot + 1);
+  }
+  return "config file " + file + ": unknown key '" + key + "'" + (section.empty() ? "" : " in [" + section + "]");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -64,6 +81,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ConfigError& e) {
+    std::fprintf(stderr, "petricore: %s\n", describe_config_error(app, e).c_str());
+    return kExitUsage;
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "petricore: %s\n", e.what());
     return kExitUsage;
