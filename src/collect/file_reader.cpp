@@ -4,11 +4,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstring>
 
 namespace petricore::collect {
+namespace {
+// The record getdents64 fills (glibc 2.36 has no getdents64 wrapper in C++).
+struct LinuxDirent64 {
+  ino64_t d_ino;
+  off64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[];
+};
+}  // namespace
 
 ReadStatus classify_errno(int errno_value) {
   switch (errno_value) {
@@ -80,27 +91,31 @@ ReadError read_link_at(int dirfd, const char* relative_path, std::string& buffer
 }
 
 bool list_directory(int dirfd, const std::function<void(std::string_view, bool)>& visit) {
-  // fdopendir takes ownership of the fd it is given, so hand it a duplicate.
-  int copy = ::fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-  if (copy < 0) return false;
-  DIR* dir = ::fdopendir(copy);
-  if (dir == nullptr) {
-    ::close(copy);
-    return false;
-  }
-  ::rewinddir(dir);
-  while (dirent* entry = ::readdir(dir)) {
-    const char* name = entry->d_name;
-    if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-    bool is_directory = entry->d_type == DT_DIR;
-    if (entry->d_type == DT_UNKNOWN) {
-      struct stat st;
-      is_directory = ::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+  // getdents64 straight on the held fd: opendir/fdopendir would add a dup,
+  // an fstat and a fcntl per directory, and /proc/<pid>/fd is listed for
+  // every process on every pass.
+  if (::lseek(dirfd, 0, SEEK_SET) < 0) return false;
+  alignas(8) char buffer[8192];
+  for (;;) {
+    long n = ::syscall(SYS_getdents64, dirfd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
     }
-    visit(name, is_directory);
+    if (n == 0) return true;
+    for (long offset = 0; offset < n;) {
+      auto* entry = reinterpret_cast<const LinuxDirent64*>(buffer + offset);
+      offset += entry->d_reclen;
+      const char* name = entry->d_name;
+      if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+      bool is_directory = entry->d_type == DT_DIR;
+      if (entry->d_type == DT_UNKNOWN) {
+        struct stat st;
+        is_directory = ::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+      }
+      visit(name, is_directory);
+    }
   }
-  ::closedir(dir);
-  return true;
 }
 
 }  // namespace petricore::collect

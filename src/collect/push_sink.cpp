@@ -1,0 +1,300 @@
+#include "collect/push_sink.hpp"
+
+#include "collect/exposition.hpp"
+#include "core/log.hpp"
+#include "petricore_version.hpp"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string_view>
+
+namespace petricore::collect {
+namespace {
+
+// libcurl must be initialised once before any handle exists, and cleaning it
+// up at exit would race with threads still running, so it is never cleaned
+// up. The function-local static makes concurrent first calls safe.
+void ensure_curl_global_init() {
+  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (rc != CURLE_OK) {
+    throw std::runtime_error(std::string("cannot initialise libcurl: ") + curl_easy_strerror(rc));
+  }
+}
+
+struct CurlEasyDeleter {
+  void operator()(CURL* handle) const { curl_easy_cleanup(handle); }
+};
+using CurlEasy = std::unique_ptr<CURL, CurlEasyDeleter>;
+
+struct CurlSlistDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
+
+bool starts_with_nocase(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() &&
+         std::equal(prefix.begin(), prefix.end(), s.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) ==
+                  std::tolower(static_cast<unsigned char>(b));
+         });
+}
+
+// The URL as it may appear in logs: "user:password@" replaced by "***@".
+std::string redact_userinfo(const std::string& url) {
+  const std::size_t authority = url.find("://");
+  if (authority == std::string::npos) return url;
+  const std::size_t start = authority + 3;
+  const std::size_t end = std::min(url.find('/', start), url.size());
+  const std::size_t at = url.rfind('@', end == url.size() ? std::string::npos : end);
+  if (at == std::string::npos || at < start) return url;
+  return url.substr(0, start) + "***" + url.substr(at);
+}
+
+// The base URL without trailing slashes; throws std::invalid_argument.
+std::string validated_base_url(const std::string& url) {
+  std::string shown = redact_userinfo(url);
+  for (char& c : shown) {
+    if (std::iscntrl(static_cast<unsigned char>(c))) c = '?';  // keep the message one line
+  }
+  std::size_t scheme_end = 0;
+  if (starts_with_nocase(url, "http://")) {
+    scheme_end = 7;
+  } else if (starts_with_nocase(url, "https://")) {
+    scheme_end = 8;
+  } else {
+    throw std::invalid_argument("push URL '" + shown + "' must start with http:// or https://");
+  }
+  std::string base = url;
+  while (base.size() > scheme_end && base.back() == '/') base.pop_back();
+  if (base.size() == scheme_end || base[scheme_end] == '/') {
+    throw std::invalid_argument("push URL '" + shown + "' has no host");
+  }
+  if (base.find_first_of("?# \t\r\n") != std::string::npos) {
+    throw std::invalid_argument("push URL '" + shown +
+                                "' must be a plain base URL (no query, fragment or spaces)");
+  }
+  // libcurl's own parser, so that a malformed URL is a start-up error rather
+  // than a failed push every interval.
+  std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> parsed(curl_url(), &curl_url_cleanup);
+  if (!parsed) throw std::runtime_error("cannot parse URLs (out of memory)");
+  const CURLUcode rc = curl_url_set(parsed.get(), CURLUPART_URL, base.c_str(), 0);
+  if (rc != CURLUE_OK) {
+    throw std::invalid_argument("push URL '" + shown + "' is malformed: " + curl_url_strerror(rc));
+  }
+  return base;
+}
+
+bool is_unreserved(unsigned char c) {
+  return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+std::string percent_escape(std::string_view value) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(value.size());
+  for (unsigned char c : value) {
+    if (is_unreserved(c)) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 0xF];
+    }
+  }
+  return out;
+}
+
+// RFC 4648 §5 (URL and filename safe alphabet), padded.
+std::string base64url(std::string_view value) {
+  static constexpr char alphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 3 <= value.size(); i += 3) {
+    const unsigned n = (static_cast<unsigned char>(value[i]) << 16) |
+                       (static_cast<unsigned char>(value[i + 1]) << 8) |
+                       static_cast<unsigned char>(value[i + 2]);
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    out += alphabet[(n >> 6) & 63];
+    out += alphabet[n & 63];
+  }
+  const std::size_t rest = value.size() - i;
+  if (rest == 1) {
+    const unsigned n = static_cast<unsigned char>(value[i]) << 16;
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    out += "==";
+  } else if (rest == 2) {
+    const unsigned n = (static_cast<unsigned char>(value[i]) << 16) |
+                       (static_cast<unsigned char>(value[i + 1]) << 8);
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    out += alphabet[(n >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+// "/<label>/<value>" in the form the Pushgateway's grouping-key paths accept.
+std::string grouping_segment(std::string_view label, std::string_view value) {
+  std::string out = "/";
+  out += label;
+  if (value.empty()) {
+    out += "@base64/=";  // the Pushgateway's spelling of an empty value
+  } else if (value.find('/') != std::string_view::npos) {
+    out += "@base64/";
+    out += base64url(value);
+  } else {
+    out += '/';
+    out += percent_escape(value);
+  }
+  return out;
+}
+
+// Keeps the start of the answer's body: the Pushgateway explains a 400 there.
+size_t keep_body_start(char* data, size_t size, size_t count, void* user) {
+  auto* body = static_cast<std::string*>(user);
+  constexpr std::size_t max_kept = 300;
+  const std::size_t n = size * count;
+  if (body->size() < max_kept) body->append(data, std::min(n, max_kept - body->size()));
+  return n;
+}
+
+std::string first_line(std::string_view text) {
+  const std::size_t end = text.find_first_of("\r\n");
+  return std::string(text.substr(0, end));
+}
+
+class PushSink final : public Sink {
+ public:
+  PushSink(const PushTarget& target, ErrorCounter& errors)
+      : url_(push_group_url(target)), log_url_(redact_userinfo(url_)), errors_(errors) {
+    ensure_curl_global_init();
+    curl_.reset(curl_easy_init());
+    if (!curl_) throw std::runtime_error("cannot create a libcurl handle");
+
+    std::string content_type = "Content-Type: ";
+    content_type += text_content_type;
+    append_header(content_type.c_str());
+    // No "Expect: 100-continue" round trip for large bodies.
+    append_header("Expect:");
+
+    const long timeout_ms = std::max(1L, std::lround(target.timeout_seconds * 1000.0));
+    CURL* h = curl_.get();
+    curl_easy_setopt(h, CURLOPT_URL, url_.c_str());
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for DNS timeouts; we have threads
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "petricore/" PETRICORE_VERSION);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer_);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep_body_start);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &response_body_);
+  }
+
+  bool publish(const Snapshot& snapshot) override {
+    const std::string body = serialize_text(snapshot);
+    CURL* h = curl_.get();
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers_.get());
+    const bool ok = perform("push to ", "");
+    // The body is about to go out of scope: do not leave libcurl pointing at it.
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, nullptr);
+    if (ok) {
+      if (failures_ > 0) {
+        log::info("push to " + log_url_ + " works again after " + std::to_string(failures_) +
+                  " failed attempt(s)");
+      } else if (!pushed_once_) {
+        log::info("pushing to " + log_url_);
+      }
+      failures_ = 0;
+      pushed_once_ = true;
+    } else {
+      ++failures_;
+    }
+    return ok;
+  }
+
+  void shutdown() override {
+    CURL* h = curl_.get();
+    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);  // forget any request body
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
+    // Its own causes: a failed DELETE must be logged even when pushes
+    // already failed the same way, since it leaves stale series behind.
+    if (perform("deleting push group ", "DELETE ")) log::info("deleted push group " + log_url_);
+  }
+
+  std::string name() const override { return "push"; }
+
+ private:
+  void append_header(const char* header) {
+    curl_slist* list = curl_slist_append(headers_.get(), header);
+    if (!list) throw std::runtime_error("cannot build HTTP headers (out of memory)");
+    if (!headers_) headers_.reset(list);  // later appends return the same head
+  }
+
+  // Runs the request set up on the handle; on failure counts and logs it,
+  // with `what` ("push to ") starting the logged sentence and
+  // `cause_prefix` telling apart the causes of different requests.
+  bool perform(const char* what, const char* cause_prefix) {
+    response_body_.clear();
+    error_buffer_[0] = '\0';
+    const CURLcode rc = curl_easy_perform(curl_.get());
+    if (rc != CURLE_OK) {
+      std::string detail = std::string(what) + log_url_ + " failed: " + curl_easy_strerror(rc);
+      if (error_buffer_[0] != '\0') detail += std::string(" (") + error_buffer_ + ")";
+      // The cause is the stable curl_easy_strerror text, not the error
+      // buffer, which carries timings and would defeat log-once.
+      errors_.count(error_source::push, std::string(cause_prefix) + curl_easy_strerror(rc),
+                    detail);
+      return false;
+    }
+    long status = 0;
+    curl_easy_getinfo(curl_.get(), CURLINFO_RESPONSE_CODE, &status);
+    if (status >= 200 && status < 300) return true;
+    const std::string cause = std::string(cause_prefix) + "HTTP " + std::to_string(status);
+    std::string detail = std::string(what) + log_url_ + " failed: HTTP " + std::to_string(status);
+    const std::string reason = first_line(response_body_);
+    if (!reason.empty()) detail += ": " + reason;
+    errors_.count(error_source::push, cause, detail);
+    return false;
+  }
+
+  const std::string url_;
+  const std::string log_url_;
+  ErrorCounter& errors_;
+  CurlEasy curl_;
+  CurlSlist headers_;
+  std::string response_body_;
+  char error_buffer_[CURL_ERROR_SIZE] = {};
+  unsigned long failures_ = 0;
+  bool pushed_once_ = false;
+};
+
+}  // namespace
+
+std::string push_group_url(const PushTarget& target) {
+  std::string url = validated_base_url(target.base_url);
+  if (target.job.empty()) throw std::invalid_argument("push job name must not be empty");
+  if (!(target.timeout_seconds > 0 && target.timeout_seconds <= 86400)) {
+    throw std::invalid_argument("push timeout must be between 0 and 86400 seconds");
+  }
+  url += "/metrics";
+  url += grouping_segment("job", target.job);
+  url += grouping_segment("instance", target.instance);
+  return url;
+}
+
+std::unique_ptr<Sink> make_push_sink(const PushTarget& target, ErrorCounter& errors) {
+  return std::make_unique<PushSink>(target, errors);
+}
+
+}  // namespace petricore::collect

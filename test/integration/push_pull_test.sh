@@ -1,0 +1,313 @@
+#!/bin/bash
+# Functions are called through wait_until and the EXIT trap:
+# shellcheck disable=SC2317
+# End-to-end test of `petricore collect` with every sink at once, against a
+# REAL Pushgateway and Prometheus (Debian's prometheus-pushgateway and
+# prometheus) and a REAL Slurm-layout job cgroup on this host's cgroup v1
+# mounts (needs root):
+#
+#   <ctrl>/slurm_itest/uid_0/job_<id>/step_batch/task_0   (cpuacct, memory)
+#   <ctrl>/slurm_itest/uid_0/job_<id>/step_batch          (cpuset, freezer)
+#
+# holding one `sleep 600`. Checks:
+#   (a) Prometheus, scraping the Pushgateway with honor_labels, returns
+#       jobs_cpu_time_total{slurm_job="<id>"} with instance="itestnode";
+#   (b) the pull endpoint shows jobs_spawned_processes{...} 1 for the job;
+#   (c) the textfile holds the job's series;
+#   (d) once the job's process and cgroups are gone, its series leave the
+#       Pushgateway within 3 s (interval 1 s);
+#   (e) on SIGTERM collect deletes its push group and exits 0.
+#
+# Usage: push_pull_test.sh PETRICORE_BINARY
+# Prints "ok - ..." / "not ok - ..." per check and "N passed, M failed";
+# exits 0 when all passed, 1 otherwise, 77 (skipped) when the host cannot run
+# it. Everything it starts or creates is stopped/removed by PID/path in the
+# EXIT trap.
+set -u
+
+PETRICORE=${1:-}
+if [ -z "$PETRICORE" ]; then
+  echo "usage: $0 PETRICORE_BINARY" >&2
+  exit 2
+fi
+
+skip() {
+  echo "SKIPPED: $*"
+  exit 77
+}
+
+[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || skip "needs root to create job cgroups"
+CG=/sys/fs/cgroup
+for ctrl in cpuacct memory cpuset freezer; do
+  [ -d "$CG/$ctrl" ] || skip "$CG/$ctrl is missing (no cgroup v1 $ctrl hierarchy)"
+  [ -w "$CG/$ctrl" ] || skip "$CG/$ctrl is not writable"
+done
+[ -f "$CG/cpuacct/cpuacct.usage" ] || skip "$CG/cpuacct is not a cgroup v1 cpuacct mount"
+for tool in prometheus prometheus-pushgateway curl; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed"
+done
+
+# Loopback only: never through a proxy from the environment.
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+export no_proxy='*' NO_PROXY='*'
+
+passed=0
+failed=0
+ok() { echo "ok - $*"; passed=$((passed + 1)); }
+not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
+summary() { echo "$passed passed, $failed failed"; }
+# A setup step failed: later checks cannot run.
+bail() {
+  not_ok "$*"
+  summary
+  exit 1
+}
+
+T=$(mktemp -d /tmp/petricore-itest.XXXXXX) || bail "create a temp dir"
+PGW_PID='' PROM_PID='' COLLECT_PID='' SLEEP_PID=''
+JOB=$(( (RANDOM * 32768 + RANDOM) % 9000000 + 1000000 ))
+BASE=slurm_itest
+JOB_DIR=$BASE/uid_0/job_$JOB
+
+# Bounded stop of one process we started: TERM, up to 10 s, then KILL.
+stop_pid() {
+  local pid=$1 _
+  [ -n "$pid" ] || return 0
+  kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+  kill -TERM "$pid" 2>/dev/null
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  return 0
+}
+
+# Leaf first, in every controller; the shared slurm_itest/uid_0 levels only
+# if nothing else (another run) lives there.
+remove_cgroups() {
+  local ctrl d
+  for ctrl in cpuacct memory cpuset freezer; do
+    for d in "$JOB_DIR/step_batch/task_0" "$JOB_DIR/step_batch" "$JOB_DIR" "$BASE/uid_0" "$BASE"; do
+      [ -d "$CG/$ctrl/$d" ] && rmdir "$CG/$ctrl/$d" 2>/dev/null
+    done
+  done
+  return 0
+}
+
+cleanup() {
+  stop_pid "$COLLECT_PID"
+  [ -n "$SLEEP_PID" ] && kill -KILL "$SLEEP_PID" 2>/dev/null && wait "$SLEEP_PID" 2>/dev/null
+  remove_cgroups
+  stop_pid "$PROM_PID"
+  stop_pid "$PGW_PID"
+  if [ "$failed" -gt 0 ] && [ -f "$T/collect.log" ]; then
+    echo "--- last lines of collect's log:" >&2
+    tail -n 20 "$T/collect.log" >&2
+  fi
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Three distinct free loopback ports, held open together while chosen.
+free_ports() {
+  if command -v python3 >/dev/null; then
+    python3 - <<'EOF'
+import socket
+socks = [socket.socket() for _ in range(3)]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+EOF
+  else
+    local ports="" p
+    while [ "$(echo "$ports" | wc -w)" -lt 3 ]; do
+      p=$(( RANDOM % 30000 + 20000 ))
+      case " $ports " in *" $p "*) continue ;; esac
+      (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
+      ports="$ports $p"
+    done
+    echo "$ports"
+  fi
+}
+read -r PGW_PORT PROM_PORT PULL_PORT <<<"$(free_ports)"
+[ -n "${PULL_PORT:-}" ] || bail "find three free ports"
+PGW=http://127.0.0.1:$PGW_PORT
+PROM=http://127.0.0.1:$PROM_PORT
+PULL=http://127.0.0.1:$PULL_PORT
+
+get() { curl -sf --max-time 2 "$@"; }
+
+# wait_until SECONDS COMMAND...: polls every 0.2 s; true once COMMAND succeeds.
+wait_until() {
+  local limit=$1 end
+  shift
+  end=$(( $(date +%s%N) + limit * 1000000000 ))
+  while :; do
+    "$@" && return 0
+    [ "$(date +%s%N)" -ge "$end" ] && return 1
+    sleep 0.2
+  done
+}
+
+# --- the monitoring stack
+prometheus-pushgateway --web.listen-address="127.0.0.1:$PGW_PORT" \
+  </dev/null >"$T/pushgateway.log" 2>&1 &
+PGW_PID=$!
+mkdir -p "$T/prom-data"
+cat >"$T/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: pushgateway
+    honor_labels: true          # keep the pushed job/instance labels
+    static_configs:
+      - targets: ['127.0.0.1:$PGW_PORT']
+EOF
+prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/prom-data" \
+  --web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=1d \
+  </dev/null >"$T/prometheus.log" 2>&1 &
+PROM_PID=$!
+wait_until 10 get -o /dev/null "$PGW/-/ready" || bail "pushgateway ready on $PGW (see $T/pushgateway.log)"
+wait_until 30 get -o /dev/null "$PROM/-/ready" || bail "prometheus ready on $PROM (see $T/prometheus.log)"
+
+# --- the job: Slurm v1 layout, one process
+make_cgroups() {
+  local ctrl d parent
+  for d in "$BASE" "$BASE/uid_0" "$JOB_DIR" "$JOB_DIR/step_batch" "$JOB_DIR/step_batch/task_0"; do
+    for ctrl in cpuacct memory cpuset freezer; do
+      case "$ctrl:$d" in cpuset:*/task_0 | freezer:*/task_0) continue ;; esac
+      mkdir -p "$CG/$ctrl/$d" || return 1
+      if [ "$ctrl" = cpuset ]; then
+        # A new cpuset starts with no CPUs and no memory nodes; no task can
+        # join until both are set, at every level.
+        parent=$(dirname "$CG/cpuset/$d")
+        cat "$parent/cpuset.cpus" >"$CG/cpuset/$d/cpuset.cpus" || return 1
+        cat "$parent/cpuset.mems" >"$CG/cpuset/$d/cpuset.mems" || return 1
+      fi
+    done
+  done
+}
+make_cgroups || bail "create the job cgroups under $CG/*/$JOB_DIR"
+sleep 600 >/dev/null 2>&1 &
+SLEEP_PID=$!
+for leaf in cpuacct/$JOB_DIR/step_batch/task_0 memory/$JOB_DIR/step_batch/task_0 \
+            cpuset/$JOB_DIR/step_batch freezer/$JOB_DIR/step_batch; do
+  echo "$SLEEP_PID" >"$CG/$leaf/cgroup.procs" || bail "move the job's process into $CG/$leaf"
+done
+
+# --- the collector, with all three sinks
+"$PETRICORE" collect --push "$PGW" --interval 1 --instance itestnode \
+  --cgroup-root "$CG" --proc-root /proc \
+  --listen "127.0.0.1:$PULL_PORT" --textfile "$T/jobs.prom" \
+  </dev/null >"$T/collect.log" 2>&1 &
+COLLECT_PID=$!
+echo "# job $JOB, pushgateway $PGW, prometheus $PROM, pull $PULL, collect pid $COLLECT_PID"
+
+# (a) pushed, scraped and queryable, with the pushed instance label
+prom_has_job() {
+  local r
+  r=$(get "$PROM/api/v1/query" --data-urlencode "query=jobs_cpu_time_total{slurm_job=\"$JOB\"}") || return 1
+  grep -q '"status":"success"' <<<"$r" &&
+    grep -q "\"slurm_job\":\"$JOB\"" <<<"$r" &&
+    grep -q '"instance":"itestnode"' <<<"$r"
+}
+if wait_until 30 prom_has_job; then
+  ok "prometheus returns jobs_cpu_time_total{slurm_job=\"$JOB\"} with instance=\"itestnode\""
+else
+  not_ok "prometheus returns jobs_cpu_time_total{slurm_job=\"$JOB\"} with instance=\"itestnode\" within 30 s"
+fi
+
+# (b) the pull endpoint
+pull_has_one_process() {
+  get "$PULL/metrics" | grep '^jobs_spawned_processes{' | grep -F "slurm_job=\"$JOB\"" |
+    grep -F 'instance="itestnode"' | grep -q ' 1$'
+}
+if wait_until 10 pull_has_one_process; then
+  ok "pull endpoint shows jobs_spawned_processes{instance=\"itestnode\",slurm_job=\"$JOB\"} 1"
+else
+  not_ok "pull endpoint shows jobs_spawned_processes{instance=\"itestnode\",slurm_job=\"$JOB\"} 1 within 10 s"
+  get "$PULL/metrics" | grep "slurm_job=\"$JOB\"" | head -n 5 | sed 's/^/#   /'
+fi
+
+# (c) the textfile
+textfile_has_job() { grep -q "slurm_job=\"$JOB\"" "$T/jobs.prom" 2>/dev/null; }
+if wait_until 10 textfile_has_job; then
+  ok "textfile $T/jobs.prom holds the job's series"
+else
+  not_ok "textfile $T/jobs.prom holds the job's series within 10 s"
+fi
+
+# (d) the job ends: its series leave the Pushgateway at the next push
+pgw_has_job() { get "$PGW/metrics" | grep -q "slurm_job=\"$JOB\""; }
+pgw_lacks_job() {
+  local m
+  m=$(get "$PGW/metrics") || return 1
+  ! grep -q "slurm_job=\"$JOB\"" <<<"$m"
+}
+if ! wait_until 10 pgw_has_job; then
+  not_ok "pushgateway has the job's series before it ends"
+else
+  t0=$(date +%s%N)  # the job ends now (empty job cgroups may already be skipped)
+  kill -KILL "$SLEEP_PID" 2>/dev/null
+  wait "$SLEEP_PID" 2>/dev/null
+  SLEEP_PID=''
+  remove_cgroups
+  if [ -d "$CG/cpuacct/$JOB_DIR" ] || [ -d "$CG/memory/$JOB_DIR" ]; then
+    not_ok "remove the job's cgroups"
+  else
+    if wait_until 3 pgw_lacks_job; then
+      ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+      if [ "$ms" -le 3000 ]; then
+        ok "ended job's series left the pushgateway after ${ms} ms"
+      else
+        not_ok "ended job's series left the pushgateway after ${ms} ms (> 3 s)"
+      fi
+    else
+      not_ok "ended job's series left the pushgateway within 3 s"
+    fi
+  fi
+fi
+
+# (e) SIGTERM: the push group is deleted and collect exits 0
+group_series() {
+  grep -E '^[a-z_:]+\{' | grep -F 'instance="itestnode"' | grep -F 'job="jobs_exporter"'
+}
+group_present() { get "$PGW/metrics" | group_series >/dev/null; }
+group_gone() {
+  local m
+  m=$(get "$PGW/metrics") || return 1
+  ! group_series <<<"$m" >/dev/null
+}
+group_was_there=0
+wait_until 5 group_present && group_was_there=1
+if kill -0 "$COLLECT_PID" 2>/dev/null; then
+  kill -TERM "$COLLECT_PID"
+  for _ in $(seq 1 150); do kill -0 "$COLLECT_PID" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$COLLECT_PID" 2>/dev/null; then
+    not_ok "collect exits within 15 s of SIGTERM"
+    kill -KILL "$COLLECT_PID" 2>/dev/null
+    wait "$COLLECT_PID" 2>/dev/null
+  else
+    wait "$COLLECT_PID"
+    rc=$?
+    if [ "$rc" = 0 ]; then ok "collect exits 0 on SIGTERM"; else not_ok "collect exits 0 on SIGTERM (exit $rc)"; fi
+  fi
+  COLLECT_PID=''
+else
+  wait "$COLLECT_PID"
+  not_ok "collect still running before SIGTERM (it exited with $?)"
+  COLLECT_PID=''
+fi
+# The Pushgateway answers DELETE with 202 and applies it asynchronously.
+if [ "$group_was_there" = 0 ]; then
+  not_ok "push group jobs_exporter/instance/itestnode is in the pushgateway before SIGTERM"
+elif wait_until 3 group_gone; then
+  ok "push group jobs_exporter/instance/itestnode is gone from the pushgateway"
+else
+  not_ok "push group jobs_exporter/instance/itestnode is gone from the pushgateway within 3 s"
+fi
+
+summary
+if [ "$failed" = 0 ]; then exit 0; else exit 1; fi
