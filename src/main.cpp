@@ -21,25 +21,32 @@ void add_collect(CLI::App& app, petricore::collect::CollectOptions& o) {
   collect->add_flag("--once", o.once,
                     "Take one measurement, print the metrics to stdout and exit. CPU percent is measured "
                     "over --once-window seconds between two passes");
-  collect->add_option("--once-window", o.once_window, "Seconds between the two passes of --once")->capture_default_str();
+  collect->add_option("--once-window", o.once_window, "Seconds between the two passes of --once")
+      ->capture_default_str();
   collect->add_option("--listen", o.listen,
                       "Serve /metrics on HOST:PORT or :PORT (default :9966 when no other sink is given)");
-  collect->add_option("--push", o.push_url, "Pushgateway base URL, e.g. http://localhost:9091 (PUT each interval, DELETE on stop)");
-  collect->add_option("--push-timeout", o.push_timeout, "Seconds before a Pushgateway request is abandoned")->capture_default_str();
-  collect->add_option("--textfile", o.textfile, "Write the metrics to this file each interval (atomic rename), e.g. for node_exporter");
+  collect->add_option("--push", o.push_url,
+                      "Pushgateway base URL, e.g. http://localhost:9091 (PUT each interval, DELETE on stop)");
+  collect->add_option("--push-timeout", o.push_timeout, "Seconds before a Pushgateway request is abandoned")
+      ->capture_default_str();
+  collect->add_option("--textfile", o.textfile,
+                      "Write the metrics to this file each interval (atomic rename), e.g. for node_exporter");
   collect->add_option("--interval", o.interval, "Seconds between passes")->capture_default_str();
   collect->add_option("--instance", o.instance, "Value of the instance label (default: short host name)");
-  collect->add_option("--cgroup-root", o.cgroup_root, "Where the cgroup hierarchies are mounted")->capture_default_str();
+  collect->add_option("--cgroup-root", o.cgroup_root, "Where the cgroup hierarchies are mounted")
+      ->capture_default_str();
   collect->add_option("--proc-root", o.proc_root, "Where procfs is mounted")->capture_default_str();
-  collect->add_option("--layout", o.layout, "Job cgroup layout: auto, slurm-v1, slurm-v2 or pattern")->capture_default_str();
+  collect->add_option("--layout", o.layout, "Job cgroup layout: auto, slurm-v1, slurm-v2 or pattern")
+      ->capture_default_str();
   collect->add_option("--job-pattern", o.job_pattern,
                       "With --layout pattern: regex over cgroup paths relative to --cgroup-root, with a named group "
                       "(?<job>...) and optionally (?<uid>...)");
   collect->add_option("--scratch-prefix", o.scratch_prefixes, "Scratch file system prefix (repeatable)")
       ->capture_default_str();
   collect->add_option("--exclude-uid-file", o.exclude_uid_file, "File of UIDs, one per line, whose jobs are skipped");
-  collect->add_option("--max-proc-names", o.max_proc_names,
-                      "jobs_thread_count names per job; the rest are summed as proc_name=\"other\"")
+  collect
+      ->add_option("--max-proc-names", o.max_proc_names,
+                   "jobs_thread_count names per job; the rest are summed as proc_name=\"other\"")
       ->capture_default_str();
 }
 

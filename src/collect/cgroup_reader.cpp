@@ -39,8 +39,7 @@ bool CgroupReader::read(const std::string& dir, const char* file, Need need) {
 }
 
 void CgroupReader::malformed(const std::string& dir, const char* file) {
-  errors_.count(error_source::cgroup, std::string{"malformed "} + file,
-                "cannot parse cgroup file " + dir + "/" + file);
+  errors_.count(error_source::cgroup, std::string{"malformed "} + file, "cannot parse cgroup file " + dir + "/" + file);
 }
 
 std::optional<CgroupCpu> CgroupReader::cpu(const JobCgroups& job) {
@@ -90,14 +89,18 @@ std::optional<CgroupMemory> CgroupReader::memory(const JobCgroups& job) {
   if (job.memory_dir.empty()) return std::nullopt;
   CgroupMemory memory;
   if (read(job.memory_dir, "memory.stat", Need::Required)) {
-    if (auto stat = parse_memory_stat(buffer_)) memory.rss_bytes = stat->anon + stat->shmem;
-    else malformed(job.memory_dir, "memory.stat");
+    if (auto stat = parse_memory_stat(buffer_))
+      memory.rss_bytes = stat->anon + stat->shmem;
+    else
+      malformed(job.memory_dir, "memory.stat");
   }
   bool v2 = job.version == CgroupVersion::V2;
   if (v2) {
     if (read(job.memory_dir, "memory.max", Need::Optional)) {
-      if (auto max = parse_memory_max(buffer_)) memory.limit_bytes = max->bytes;
-      else malformed(job.memory_dir, "memory.max");
+      if (auto max = parse_memory_max(buffer_))
+        memory.limit_bytes = max->bytes;
+      else
+        malformed(job.memory_dir, "memory.max");
     }
   } else if (read(job.memory_dir, "memory.limit_in_bytes", Need::Required)) {
     if (auto limit = parse_u64(buffer_)) {
@@ -108,8 +111,10 @@ std::optional<CgroupMemory> CgroupReader::memory(const JobCgroups& job) {
   }
   const char* peak_file = v2 ? "memory.peak" : "memory.max_usage_in_bytes";
   if (read(job.memory_dir, peak_file, Need::Optional)) {
-    if (auto peak = parse_u64(buffer_)) memory.peak_bytes = *peak;
-    else malformed(job.memory_dir, peak_file);
+    if (auto peak = parse_u64(buffer_))
+      memory.peak_bytes = *peak;
+    else
+      malformed(job.memory_dir, peak_file);
   }
   return memory;
 }

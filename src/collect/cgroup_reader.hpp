@@ -57,8 +57,7 @@ class CgroupReader {
   // Reads <dir>/<file> into buffer_. False when absent or broken.
   bool read(const std::string& dir, const char* file, Need need);
   void malformed(const std::string& dir, const char* file);
-  void collect_processes(int dirfd, const std::string& path, bool in_extern, int depth,
-                         std::vector<ProcessRef>& out);
+  void collect_processes(int dirfd, const std::string& path, bool in_extern, int depth, std::vector<ProcessRef>& out);
 
   UniqueFd root_;
   ErrorCounter& errors_;

@@ -57,20 +57,21 @@ namespace {
 
 void require_directory(const std::string& option, const std::string& path) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0)
-    throw UsageError(option + " " + path + ": " + std::strerror(errno));
+  if (::stat(path.c_str(), &st) != 0) throw UsageError(option + " " + path + ": " + std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) throw UsageError(option + " " + path + ": not a directory");
 }
 
 void validate(CollectOptions& o) {
   require_directory("--cgroup-root", o.cgroup_root);
   require_directory("--proc-root", o.proc_root);
-  if (!(o.interval > 0) || !std::isfinite(o.interval)) throw UsageError("--interval must be a positive number of seconds");
+  if (!(o.interval > 0) || !std::isfinite(o.interval))
+    throw UsageError("--interval must be a positive number of seconds");
   if (!(o.once_window > 0) || o.once_window > 60) throw UsageError("--once-window must be between 0 and 60 seconds");
   if (!(o.push_timeout > 0)) throw UsageError("--push-timeout must be a positive number of seconds");
   if (o.max_proc_names == 0) throw UsageError("--max-proc-names must be at least 1");
   for (const auto& prefix : o.scratch_prefixes)
-    if (prefix.empty() || prefix[0] != '/') throw UsageError("--scratch-prefix must be an absolute path: '" + prefix + "'");
+    if (prefix.empty() || prefix[0] != '/')
+      throw UsageError("--scratch-prefix must be an absolute path: '" + prefix + "'");
   if (o.instance.empty()) o.instance = short_hostname();
   if (!o.once && o.listen.empty() && o.push_url.empty() && o.textfile.empty()) o.listen = ":9966";
 }
@@ -112,8 +113,7 @@ int run_collect(CollectOptions o) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  if (!o.job_pattern.empty() && *kind != LayoutKind::Pattern)
-    throw UsageError("--job-pattern needs --layout pattern");
+  if (!o.job_pattern.empty() && *kind != LayoutKind::Pattern) throw UsageError("--job-pattern needs --layout pattern");
 
   SamplerOptions sampler_options;
   sampler_options.scratch_prefixes = o.scratch_prefixes;
@@ -128,7 +128,8 @@ int run_collect(CollectOptions o) {
   try {
     if (o.once) sinks.push_back(make_stdout_sink());
     if (!o.listen.empty()) sinks.push_back(make_pull_sink(o.listen));
-    if (!o.push_url.empty()) sinks.push_back(make_push_sink({o.push_url, "jobs_exporter", o.instance, o.push_timeout}, errors));
+    if (!o.push_url.empty())
+      sinks.push_back(make_push_sink({o.push_url, "jobs_exporter", o.instance, o.push_timeout}, errors));
     if (!o.textfile.empty()) sinks.push_back(make_textfile_sink(o.textfile, errors));
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cstddef>
-#include <stdexcept>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,9 +17,9 @@ struct CollectOptions {
   std::string listen;        // HOST:PORT for /metrics; empty = off
   std::string push_url;      // Pushgateway base URL; empty = off
   double push_timeout = 5.0;
-  std::string textfile;      // path; empty = off
+  std::string textfile;  // path; empty = off
   double interval = 15.0;
-  std::string instance;      // default: short hostname
+  std::string instance;  // default: short hostname
   std::string cgroup_root = "/sys/fs/cgroup";
   std::string proc_root = "/proc";
   std::string layout = "auto";

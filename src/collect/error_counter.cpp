@@ -4,8 +4,7 @@
 
 namespace petricore::collect {
 
-void ErrorCounter::count(std::string_view source, std::string_view cause,
-                         std::string_view detail) {
+void ErrorCounter::count(std::string_view source, std::string_view cause, std::string_view detail) {
   std::string key{source};
   key += ": ";
   key += cause;
@@ -17,7 +16,8 @@ void ErrorCounter::count(std::string_view source, std::string_view cause,
   }
   if (first_time) {
     std::string message{detail};
-    message += " (logged once; further errors of this kind are only counted in petricore_collect_errors_total{source=\"";
+    message +=
+        " (logged once; further errors of this kind are only counted in petricore_collect_errors_total{source=\"";
     message += source;
     message += "\"})";
     log::warning(message);
@@ -26,8 +26,8 @@ void ErrorCounter::count(std::string_view source, std::string_view cause,
 
 std::map<std::string, std::uint64_t> ErrorCounter::totals() const {
   std::map<std::string, std::uint64_t> result;
-  for (auto s : {error_source::discovery, error_source::cgroup, error_source::proc,
-                 error_source::environ, error_source::push, error_source::textfile}) {
+  for (auto s : {error_source::discovery, error_source::cgroup, error_source::proc, error_source::environ,
+                 error_source::push, error_source::textfile}) {
     result[std::string{s}] = 0;
   }
   std::lock_guard<std::mutex> lock(mutex_);

@@ -23,13 +23,17 @@ struct LinuxDirent64 {
 
 ReadStatus classify_errno(int errno_value) {
   switch (errno_value) {
-    case 0: return ReadStatus::Ok;
+    case 0:
+      return ReadStatus::Ok;
     case ENOENT:
     case ESRCH:
-    case ENOTDIR: return ReadStatus::Missing;
+    case ENOTDIR:
+      return ReadStatus::Missing;
     case EACCES:
-    case EPERM: return ReadStatus::Denied;
-    default: return ReadStatus::Failed;
+    case EPERM:
+      return ReadStatus::Denied;
+    default:
+      return ReadStatus::Failed;
   }
 }
 

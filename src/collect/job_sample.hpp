@@ -15,16 +15,16 @@ struct JobSample {
 
   // Static facts, read once per job and cached.
   std::optional<unsigned> uid;
-  std::string user;     // login name, or the uid as text when it has none
-  std::string account;  // SLURM_JOB_ACCOUNT, empty when unknown
+  std::string user;               // login name, or the uid as text when it has none
+  std::string account;            // SLURM_JOB_ACCOUNT, empty when unknown
   std::vector<std::string> gpus;  // SLURM_JOB_GPUS (else SLURM_STEP_GPUS), split on commas
   std::vector<int> cpus;          // the job's cpuset
 
   // CPU, from the cgroup.
-  std::optional<double> cpu_percent;       // % of one CPU; absent on the job's first pass
-  std::optional<double> cpu_time_total;    // seconds
-  std::optional<double> user_time;         // seconds
-  std::optional<double> system_time;       // seconds
+  std::optional<double> cpu_percent;                  // % of one CPU; absent on the job's first pass
+  std::optional<double> cpu_time_total;               // seconds
+  std::optional<double> user_time;                    // seconds
+  std::optional<double> system_time;                  // seconds
   std::vector<std::pair<int, double>> cpu_time_core;  // (cpu id, seconds)
 
   // Memory.

@@ -18,9 +18,13 @@ constexpr bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-constexpr bool is_blank(char c) { return c == ' ' || c == '\t'; }
+constexpr bool is_blank(char c) {
+  return c == ' ' || c == '\t';
+}
 
-constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 std::string_view trim_left(std::string_view s) {
   std::size_t i = 0;
@@ -34,15 +38,16 @@ std::string_view trim_right(std::string_view s) {
   return s.substr(0, n);
 }
 
-std::string_view trim(std::string_view s) { return trim_right(trim_left(s)); }
+std::string_view trim(std::string_view s) {
+  return trim_right(trim_left(s));
+}
 
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
 }
 
 bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Parses the whole of s as a decimal integer of type T: no sign for unsigned
@@ -198,8 +203,7 @@ std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
 std::string format_cpu_list(const std::vector<int>& input) {
   const std::vector<int>* cpus = &input;
   std::vector<int> normalized;
-  if (!std::is_sorted(input.begin(), input.end()) ||
-      std::adjacent_find(input.begin(), input.end()) != input.end()) {
+  if (!std::is_sorted(input.begin(), input.end()) || std::adjacent_find(input.begin(), input.end()) != input.end()) {
     normalized = input;
     std::sort(normalized.begin(), normalized.end());
     normalized.erase(std::unique(normalized.begin(), normalized.end()), normalized.end());
@@ -208,8 +212,7 @@ std::string format_cpu_list(const std::vector<int>& input) {
   std::string out;
   const std::size_t n = cpus->size();
   // Negative values are not CPU ids; they sort first and are skipped.
-  std::size_t i = static_cast<std::size_t>(
-      std::lower_bound(cpus->begin(), cpus->end(), 0) - cpus->begin());
+  std::size_t i = static_cast<std::size_t>(std::lower_bound(cpus->begin(), cpus->end(), 0) - cpus->begin());
   while (i < n) {
     const int lo = (*cpus)[i];
     std::size_t j = i;
@@ -258,9 +261,12 @@ std::optional<CpuacctStat> parse_cpuacct_stat(std::string_view text) {
   std::optional<std::uint64_t> system;
   const bool ok = for_each_key_value(text, false, [&](std::string_view key, std::string_view value) {
     std::optional<std::uint64_t>* slot = nullptr;
-    if (key == "user") slot = &user;
-    else if (key == "system") slot = &system;
-    else return true;
+    if (key == "user")
+      slot = &user;
+    else if (key == "system")
+      slot = &system;
+    else
+      return true;
     std::uint64_t v = 0;
     if (!parse_whole(value, v)) return false;
     *slot = v;
@@ -276,10 +282,14 @@ std::optional<CpuStat> parse_cpu_stat(std::string_view text) {
   std::optional<std::uint64_t> system;
   const bool ok = for_each_key_value(text, false, [&](std::string_view key, std::string_view value) {
     std::optional<std::uint64_t>* slot = nullptr;
-    if (key == "usage_usec") slot = &usage;
-    else if (key == "user_usec") slot = &user;
-    else if (key == "system_usec") slot = &system;
-    else return true;
+    if (key == "usage_usec")
+      slot = &usage;
+    else if (key == "user_usec")
+      slot = &user;
+    else if (key == "system_usec")
+      slot = &system;
+    else
+      return true;
     std::uint64_t v = 0;
     if (!parse_whole(value, v)) return false;
     *slot = v;
@@ -297,12 +307,18 @@ std::optional<MemoryStat> parse_memory_stat(std::string_view text) {
   std::optional<std::uint64_t> total_shmem;  // v1 hierarchical
   const bool ok = for_each_key_value(text, false, [&](std::string_view key, std::string_view value) {
     std::optional<std::uint64_t>* slot = nullptr;
-    if (key == "rss") slot = &rss;
-    else if (key == "total_rss") slot = &total_rss;
-    else if (key == "anon") slot = &anon;
-    else if (key == "shmem") slot = &shmem;
-    else if (key == "total_shmem") slot = &total_shmem;
-    else return true;
+    if (key == "rss")
+      slot = &rss;
+    else if (key == "total_rss")
+      slot = &total_rss;
+    else if (key == "anon")
+      slot = &anon;
+    else if (key == "shmem")
+      slot = &shmem;
+    else if (key == "total_shmem")
+      slot = &total_shmem;
+    else
+      return true;
     std::uint64_t v = 0;
     if (!parse_whole(value, v)) return false;
     *slot = v;
@@ -310,12 +326,18 @@ std::optional<MemoryStat> parse_memory_stat(std::string_view text) {
   });
   if (!ok) return std::nullopt;
   MemoryStat stat;
-  if (total_rss) stat.anon = *total_rss;
-  else if (rss) stat.anon = *rss;
-  else if (anon) stat.anon = *anon;
-  else return std::nullopt;
-  if (total_shmem) stat.shmem = *total_shmem;
-  else if (shmem) stat.shmem = *shmem;
+  if (total_rss)
+    stat.anon = *total_rss;
+  else if (rss)
+    stat.anon = *rss;
+  else if (anon)
+    stat.anon = *anon;
+  else
+    return std::nullopt;
+  if (total_shmem)
+    stat.shmem = *total_shmem;
+  else if (shmem)
+    stat.shmem = *shmem;
   return stat;
 }
 
@@ -337,8 +359,8 @@ std::optional<ProcStat> parse_proc_stat(std::string_view text) {
   // "pid (comm) state ppid ..."; comm may hold anything, including ") ".
   const std::size_t lparen = text.find('(');
   const std::size_t rparen = text.rfind(')');
-  if (lparen == std::string_view::npos || rparen == std::string_view::npos ||
-      rparen < lparen || lparen < 2 || text[lparen - 1] != ' ') {
+  if (lparen == std::string_view::npos || rparen == std::string_view::npos || rparen < lparen || lparen < 2 ||
+      text[lparen - 1] != ' ') {
     return std::nullopt;
   }
   ProcStat stat;
@@ -356,17 +378,30 @@ std::optional<ProcStat> parse_proc_stat(std::string_view text) {
     bool ok = true;
     switch (field) {
       case 3:
-        ok = tok.size() == 1 &&
-             ((tok[0] >= 'A' && tok[0] <= 'Z') || (tok[0] >= 'a' && tok[0] <= 'z'));
+        ok = tok.size() == 1 && ((tok[0] >= 'A' && tok[0] <= 'Z') || (tok[0] >= 'a' && tok[0] <= 'z'));
         stat.state = tok[0];
         break;
-      case 14: ok = parse_whole(tok, stat.utime); break;
-      case 15: ok = parse_whole(tok, stat.stime); break;
-      case 20: ok = parse_whole(tok, stat.num_threads); break;
-      case 22: ok = parse_whole(tok, stat.starttime); break;
-      case 24: ok = parse_whole(tok, stat.rss_pages); break;
-      case kProcessor: ok = parse_whole(tok, stat.processor); break;
-      default: ok = is_integer_token(tok); break;
+      case 14:
+        ok = parse_whole(tok, stat.utime);
+        break;
+      case 15:
+        ok = parse_whole(tok, stat.stime);
+        break;
+      case 20:
+        ok = parse_whole(tok, stat.num_threads);
+        break;
+      case 22:
+        ok = parse_whole(tok, stat.starttime);
+        break;
+      case 24:
+        ok = parse_whole(tok, stat.rss_pages);
+        break;
+      case kProcessor:
+        ok = parse_whole(tok, stat.processor);
+        break;
+      default:
+        ok = is_integer_token(tok);
+        break;
     }
     if (!ok) return std::nullopt;
   }
@@ -405,10 +440,14 @@ std::optional<ProcIo> parse_proc_io(std::string_view text) {
   std::optional<std::uint64_t> write_bytes;
   const bool ok = for_each_key_value(text, true, [&](std::string_view key, std::string_view value) {
     std::optional<std::uint64_t>* slot = nullptr;
-    if (key == "syscr") slot = &syscr;
-    else if (key == "syscw") slot = &syscw;
-    else if (key == "read_bytes") slot = &read_bytes;
-    else if (key == "write_bytes") slot = &write_bytes;
+    if (key == "syscr")
+      slot = &syscr;
+    else if (key == "syscw")
+      slot = &syscw;
+    else if (key == "read_bytes")
+      slot = &read_bytes;
+    else if (key == "write_bytes")
+      slot = &write_bytes;
     else if (key == "rchar" || key == "wchar" || key == "cancelled_write_bytes") {
       // Known but unused: still has to be a number.
       std::uint64_t ignored = 0;

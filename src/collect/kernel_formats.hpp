@@ -69,22 +69,22 @@ std::optional<std::vector<int>> parse_pid_list(std::string_view text);
 // command name may itself contain spaces and parentheses.
 struct ProcStat {
   int pid = 0;
-  std::string comm;            // usually at most 15 bytes (TASK_COMM_LEN); workqueue
-                               // kthreads show longer names ("kworker/u8:0-events_unbound")
+  std::string comm;  // usually at most 15 bytes (TASK_COMM_LEN); workqueue
+                     // kthreads show longer names ("kworker/u8:0-events_unbound")
   char state = '?';
-  std::uint64_t utime = 0;     // USER_HZ ticks
-  std::uint64_t stime = 0;     // USER_HZ ticks
+  std::uint64_t utime = 0;  // USER_HZ ticks
+  std::uint64_t stime = 0;  // USER_HZ ticks
   std::int64_t num_threads = 0;
-  std::uint64_t starttime = 0; // USER_HZ ticks after boot
-  std::int64_t rss_pages = 0;  // pages
-  int processor = -1;          // CPU last run on (-1 if the field is absent)
+  std::uint64_t starttime = 0;  // USER_HZ ticks after boot
+  std::int64_t rss_pages = 0;   // pages
+  int processor = -1;           // CPU last run on (-1 if the field is absent)
 };
 std::optional<ProcStat> parse_proc_stat(std::string_view text);
 
 // /proc/<pid>/status: only the fields the collector uses.
 struct ProcStatus {
   int tgid = 0;
-  std::int64_t uid = -1;        // real uid (uid_t values reach 4294967294)
+  std::int64_t uid = -1;            // real uid (uid_t values reach 4294967294)
   std::uint64_t rss_anon_kib = 0;   // KiB
   std::uint64_t rss_shmem_kib = 0;  // KiB
   std::int64_t threads = 0;

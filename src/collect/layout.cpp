@@ -63,15 +63,14 @@ struct V1Job {
 
 // v1 controller directories as mounted by distributions: separate, or the
 // combined "cpu,cpuacct" (with "cpu" and "cpuacct" as symlinks to it).
-const char* const kV1Controllers[] = {"freezer", "cpuacct", "cpu,cpuacct", "memory",
-                                      "cpuset",  "pids",    "devices"};
+const char* const kV1Controllers[] = {"freezer", "cpuacct", "cpu,cpuacct", "memory", "cpuset", "pids", "devices"};
 
 bool is_slurm_v1_root(std::string_view name) {
   return name == "slurm" || (name.size() > 6 && name.compare(0, 6, "slurm_") == 0);
 }
 
-void scan_v1_jobs_in(int dirfd, const std::string& path, const std::string& controller,
-                     std::optional<unsigned> uid, std::map<std::string, V1Job>& jobs) {
+void scan_v1_jobs_in(int dirfd, const std::string& path, const std::string& controller, std::optional<unsigned> uid,
+                     std::map<std::string, V1Job>& jobs) {
   for (const auto& name : subdirectories(dirfd)) {
     std::string_view id = numeric_suffix(name, "job_");
     if (id.empty()) continue;
@@ -183,8 +182,8 @@ class AutoLayout : public Layout {
     std::vector<JobCgroups> result = v1_.discover(root_fd, errors);
     std::vector<JobCgroups> v2 = v2_.discover(root_fd, errors);
     for (auto& job : v2) {
-      bool known = std::any_of(result.begin(), result.end(),
-                               [&](const JobCgroups& j) { return j.job_id == job.job_id; });
+      bool known =
+          std::any_of(result.begin(), result.end(), [&](const JobCgroups& j) { return j.job_id == job.job_id; });
       if (!known) result.push_back(std::move(job));
     }
     return result;
@@ -228,12 +227,13 @@ CompiledPattern compile_pattern(const std::string& pattern) {
     if (c == '(') {
       std::string_view rest = std::string_view{pattern}.substr(i + 1);
       std::size_t name_start = 0;
-      if (rest.rfind("?P<", 0) == 0) name_start = 3;
-      else if (rest.rfind("?<", 0) == 0 && rest.size() > 2 && rest[2] != '=' && rest[2] != '!') name_start = 2;
+      if (rest.rfind("?P<", 0) == 0)
+        name_start = 3;
+      else if (rest.rfind("?<", 0) == 0 && rest.size() > 2 && rest[2] != '=' && rest[2] != '!')
+        name_start = 2;
       if (name_start != 0) {
         std::size_t close = rest.find('>', name_start);
-        if (close == std::string_view::npos)
-          throw std::invalid_argument("--job-pattern: unterminated group name");
+        if (close == std::string_view::npos) throw std::invalid_argument("--job-pattern: unterminated group name");
         named[std::string{rest.substr(name_start, close - name_start)}] = ++group_count;
         plain += '(';
         i += close + 1;
@@ -272,8 +272,8 @@ class PatternLayout : public Layout {
  private:
   static constexpr int kMaxDepth = 8;
 
-  void walk(int root_fd, int dirfd, const std::string& path, int depth,
-            std::map<std::string, JobCgroups>& jobs, ErrorCounter& errors) const {
+  void walk(int root_fd, int dirfd, const std::string& path, int depth, std::map<std::string, JobCgroups>& jobs,
+            ErrorCounter& errors) const {
     for (const auto& name : subdirectories(dirfd)) {
       std::string child = path.empty() ? name : path + "/" + name;
       std::smatch match;
@@ -291,8 +291,7 @@ class PatternLayout : public Layout {
     }
   }
 
-  void record(const std::string& path, const std::smatch& match,
-              std::map<std::string, JobCgroups>& jobs) const {
+  void record(const std::string& path, const std::smatch& match, std::map<std::string, JobCgroups>& jobs) const {
     std::string id = match[pattern_.job_group].str();
     JobCgroups& cg = jobs[id];
     cg.job_id = id;
@@ -322,7 +321,8 @@ class SortedLayout : public Layout {
   explicit SortedLayout(Args&&... args) : inner_(std::forward<Args>(args)...) {}
   std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
     std::vector<JobCgroups> jobs = inner_.discover(root_fd, errors);
-    std::sort(jobs.begin(), jobs.end(), [](const JobCgroups& a, const JobCgroups& b) { return job_id_less(a.job_id, b.job_id); });
+    std::sort(jobs.begin(), jobs.end(),
+              [](const JobCgroups& a, const JobCgroups& b) { return job_id_less(a.job_id, b.job_id); });
     return jobs;
   }
 
@@ -334,9 +334,12 @@ class SortedLayout : public Layout {
 
 std::unique_ptr<Layout> make_layout(LayoutKind kind, const std::string& job_pattern) {
   switch (kind) {
-    case LayoutKind::Auto: return std::make_unique<SortedLayout<AutoLayout>>();
-    case LayoutKind::SlurmV1: return std::make_unique<SortedLayout<SlurmV1Layout>>();
-    case LayoutKind::SlurmV2: return std::make_unique<SortedLayout<SlurmV2Layout>>();
+    case LayoutKind::Auto:
+      return std::make_unique<SortedLayout<AutoLayout>>();
+    case LayoutKind::SlurmV1:
+      return std::make_unique<SortedLayout<SlurmV1Layout>>();
+    case LayoutKind::SlurmV2:
+      return std::make_unique<SortedLayout<SlurmV2Layout>>();
     case LayoutKind::Pattern:
       if (job_pattern.empty()) throw std::invalid_argument("--layout pattern needs --job-pattern REGEX");
       return std::make_unique<SortedLayout<PatternLayout>>(job_pattern);

@@ -25,12 +25,12 @@ enum class CgroupVersion { V1, V2 };
 // One job's cgroup directories, relative to the cgroup root. An empty string
 // means the job has no cgroup in that controller (e.g. no memory cgroup).
 struct JobCgroups {
-  std::string job_id;              // decimal digits, as Slurm prints it
-  std::optional<unsigned> uid;     // from uid_U in the path when present
+  std::string job_id;           // decimal digits, as Slurm prints it
+  std::optional<unsigned> uid;  // from uid_U in the path when present
   CgroupVersion version = CgroupVersion::V1;
-  std::string cpu_dir;             // v1 cpuacct job dir; v2 job dir
-  std::string memory_dir;          // v1 memory job dir; v2 job dir
-  std::string cpuset_dir;          // v1 cpuset job dir; v2 job dir
+  std::string cpu_dir;     // v1 cpuacct job dir; v2 job dir
+  std::string memory_dir;  // v1 memory job dir; v2 job dir
+  std::string cpuset_dir;  // v1 cpuset job dir; v2 job dir
   // The job dir of the one hierarchy whose subtree's cgroup.procs list all of
   // the job's processes (v1: freezer, the proctrack/cgroup hierarchy, else the
   // first of cpuacct, memory, cpuset, pids, devices that has the job).

@@ -25,8 +25,9 @@ class SnapshotBuilder {
   }
 
   // One gauge family with an extra label, several series per job.
-  void per_job_labelled(const char* name, const char* help, const char* label, const std::vector<JobSample>& jobs,
-                        const std::function<void(const JobSample&, const std::function<void(std::string, double)>&)>& each) {
+  void per_job_labelled(
+      const char* name, const char* help, const char* label, const std::vector<JobSample>& jobs,
+      const std::function<void(const JobSample&, const std::function<void(std::string, double)>&)>& each) {
     MetricFamily& family = start(name, help, MetricType::Gauge);
     for (const auto& job : jobs) {
       each(job, [&](std::string label_value, double v) {
@@ -115,10 +116,9 @@ Snapshot build_snapshot(const std::vector<JobSample>& jobs, const std::string& i
 
   MetricFamily& info = b.start("jobs_info", "Owner of the job; always 1", MetricType::Gauge);
   for (const auto& job : jobs) {
-    info.metric.push_back(b.series(job, 1.0,
-                                   {{"user", job.user},
-                                    {"uid", job.uid ? std::to_string(*job.uid) : std::string{}},
-                                    {"account", job.account}}));
+    info.metric.push_back(b.series(
+        job, 1.0,
+        {{"user", job.user}, {"uid", job.uid ? std::to_string(*job.uid) : std::string{}}, {"account", job.account}}));
   }
   b.per_job("jobs_cpus_allocated", "CPUs in the job's cpuset", jobs, [](const JobSample& j) {
     return j.cpus.empty() ? std::nullopt : std::optional<double>(static_cast<double>(j.cpus.size()));
@@ -130,17 +130,18 @@ Snapshot build_snapshot(const std::vector<JobSample>& jobs, const std::string& i
 
   b.start("petricore_collect_duration_seconds", "Wall time of the last collection pass", MetricType::Gauge)
       .metric.push_back(b.instance_series(self.collect_duration_seconds));
-  MetricFamily& errors = b.start("petricore_collect_errors_total",
-                                 "Errors met while collecting, by source; the collector skips and goes on",
-                                 MetricType::Counter);
+  MetricFamily& errors =
+      b.start("petricore_collect_errors_total",
+              "Errors met while collecting, by source; the collector skips and goes on", MetricType::Counter);
   for (const auto& [source, n] : self.errors_by_source)
     errors.metric.push_back(b.instance_series(static_cast<double>(n), {{"source", source}}));
   b.start("petricore_jobs", "Jobs found on this node in the last pass", MetricType::Gauge)
       .metric.push_back(b.instance_series(static_cast<double>(jobs.size())));
   // A family without series would only add HELP/TYPE noise to every scrape.
   Snapshot snapshot = b.take();
-  snapshot.erase(std::remove_if(snapshot.begin(), snapshot.end(), [](const MetricFamily& f) { return f.metric.empty(); }),
-                 snapshot.end());
+  snapshot.erase(
+      std::remove_if(snapshot.begin(), snapshot.end(), [](const MetricFamily& f) { return f.metric.empty(); }),
+      snapshot.end());
   return snapshot;
 }
 

@@ -71,7 +71,8 @@ std::optional<std::string> ProcfsReader::cwd(int pid) {
   ReadError error = read_link_at(root_.get(), pid_path(pid, "cwd"), link_);
   if (error.status != ReadStatus::Ok) {
     if (error.status != ReadStatus::Missing)
-      errors_.count(error_source::proc, "unreadable cwd", std::string{"cannot read /proc/"} + path_ + ": " + describe(error));
+      errors_.count(error_source::proc, "unreadable cwd",
+                    std::string{"cannot read /proc/"} + path_ + ": " + describe(error));
     return std::nullopt;
   }
   return link_;
@@ -82,7 +83,8 @@ void ProcfsReader::open_files(int pid, const std::function<void(std::string_view
   if (!fd_dir) {
     int e = errno;
     if (classify_errno(e) != ReadStatus::Missing)
-      errors_.count(error_source::proc, "unreadable fd", std::string{"cannot list /proc/"} + path_ + ": " + describe({classify_errno(e), e}));
+      errors_.count(error_source::proc, "unreadable fd",
+                    std::string{"cannot list /proc/"} + path_ + ": " + describe({classify_errno(e), e}));
     return;
   }
   list_directory(fd_dir->get(), [&](std::string_view name, bool) {

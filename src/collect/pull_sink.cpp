@@ -32,8 +32,7 @@ struct ListenAddress {
 }
 
 int parse_port(const std::string& listen, const std::string& text) {
-  if (text.empty() || text.size() > 5 ||
-      text.find_first_not_of("0123456789") != std::string::npos) {
+  if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos) {
     malformed(listen, "port '" + text + "' is not a number");
   }
   const int port = std::stoi(text);
@@ -50,8 +49,7 @@ std::string resolve_ipv4(const std::string& listen, const std::string& host) {
   addrinfo* found = nullptr;
   const int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
   if (rc != 0 || found == nullptr) {
-    throw std::runtime_error("cannot listen on " + listen + ": cannot resolve " + host + ": " +
-                             gai_strerror(rc));
+    throw std::runtime_error("cannot listen on " + listen + ": cannot resolve " + host + ": " + gai_strerror(rc));
   }
   std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> owner(found, &freeaddrinfo);
   char text[INET_ADDRSTRLEN] = {};
@@ -169,8 +167,7 @@ PullSink::PullSink(const std::string& listen) : impl_(std::make_unique<Impl>()) 
     impl_->exposer = std::make_unique<prometheus::Exposer>(
         std::vector<std::string>{"listening_ports", to_civetweb(address), "num_threads", "2"});
   } catch (const std::exception& e) {
-    throw std::runtime_error("cannot listen on " + listen + ": " +
-                             bind_failure_reason(address, e.what()));
+    throw std::runtime_error("cannot listen on " + listen + ": " + bind_failure_reason(address, e.what()));
   }
   impl_->exposer->RegisterCollectable(impl_->collectable);
 }
@@ -182,7 +179,9 @@ bool PullSink::publish(const Snapshot& snapshot) {
   return true;
 }
 
-std::vector<int> PullSink::listening_ports() const { return impl_->exposer->GetListeningPorts(); }
+std::vector<int> PullSink::listening_ports() const {
+  return impl_->exposer->GetListeningPorts();
+}
 
 std::unique_ptr<Sink> make_pull_sink(const std::string& listen) {
   return std::make_unique<PullSink>(listen);

@@ -37,10 +37,8 @@ struct CurlSlistDeleter {
 using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
 
 bool starts_with_nocase(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() &&
-         std::equal(prefix.begin(), prefix.end(), s.begin(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) ==
-                  std::tolower(static_cast<unsigned char>(b));
+  return s.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), s.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
          });
 }
 
@@ -75,8 +73,7 @@ std::string validated_base_url(const std::string& url) {
     throw std::invalid_argument("push URL '" + shown + "' has no host");
   }
   if (base.find_first_of("?# \t\r\n") != std::string::npos) {
-    throw std::invalid_argument("push URL '" + shown +
-                                "' must be a plain base URL (no query, fragment or spaces)");
+    throw std::invalid_argument("push URL '" + shown + "' must be a plain base URL (no query, fragment or spaces)");
   }
   // libcurl's own parser, so that a malformed URL is a start-up error rather
   // than a failed push every interval.
@@ -111,13 +108,11 @@ std::string percent_escape(std::string_view value) {
 
 // RFC 4648 §5 (URL and filename safe alphabet), padded.
 std::string base64url(std::string_view value) {
-  static constexpr char alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
   std::string out;
   std::size_t i = 0;
   for (; i + 3 <= value.size(); i += 3) {
-    const unsigned n = (static_cast<unsigned char>(value[i]) << 16) |
-                       (static_cast<unsigned char>(value[i + 1]) << 8) |
+    const unsigned n = (static_cast<unsigned char>(value[i]) << 16) | (static_cast<unsigned char>(value[i + 1]) << 8) |
                        static_cast<unsigned char>(value[i + 2]);
     out += alphabet[(n >> 18) & 63];
     out += alphabet[(n >> 12) & 63];
@@ -131,8 +126,7 @@ std::string base64url(std::string_view value) {
     out += alphabet[(n >> 12) & 63];
     out += "==";
   } else if (rest == 2) {
-    const unsigned n = (static_cast<unsigned char>(value[i]) << 16) |
-                       (static_cast<unsigned char>(value[i + 1]) << 8);
+    const unsigned n = (static_cast<unsigned char>(value[i]) << 16) | (static_cast<unsigned char>(value[i + 1]) << 8);
     out += alphabet[(n >> 18) & 63];
     out += alphabet[(n >> 12) & 63];
     out += alphabet[(n >> 6) & 63];
@@ -209,8 +203,7 @@ class PushSink final : public Sink {
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, nullptr);
     if (ok) {
       if (failures_ > 0) {
-        log::info("push to " + log_url_ + " works again after " + std::to_string(failures_) +
-                  " failed attempt(s)");
+        log::info("push to " + log_url_ + " works again after " + std::to_string(failures_) + " failed attempt(s)");
       } else if (!pushed_once_) {
         log::info("pushing to " + log_url_);
       }
@@ -253,8 +246,7 @@ class PushSink final : public Sink {
       if (error_buffer_[0] != '\0') detail += std::string(" (") + error_buffer_ + ")";
       // The cause is the stable curl_easy_strerror text, not the error
       // buffer, which carries timings and would defeat log-once.
-      errors_.count(error_source::push, std::string(cause_prefix) + curl_easy_strerror(rc),
-                    detail);
+      errors_.count(error_source::push, std::string(cause_prefix) + curl_easy_strerror(rc), detail);
       return false;
     }
     long status = 0;

@@ -91,8 +91,11 @@ struct Sampler::Impl {
   std::vector<std::uint64_t> last_cpu_busy;
 
   Impl(UniqueFd cgroup_root, UniqueFd proc_root, std::unique_ptr<Layout> l, SamplerOptions o, ErrorCounter& e)
-      : cgroups(std::move(cgroup_root), e), procfs(std::move(proc_root), e), layout(std::move(l)),
-        options(std::move(o)), errors(e) {}
+      : cgroups(std::move(cgroup_root), e),
+        procfs(std::move(proc_root), e),
+        layout(std::move(l)),
+        options(std::move(o)),
+        errors(e) {}
 
   std::vector<JobSample> sample(double now);
   void load_static_facts(const JobCgroups& cg, JobState& state, const std::vector<ProcessRef>& processes);
@@ -108,18 +111,21 @@ Sampler::Sampler(const std::string& cgroup_root, const std::string& proc_root, s
   if (!cgroup_fd) throw std::runtime_error("cannot open cgroup root " + cgroup_root);
   auto proc_fd = open_directory(proc_root);
   if (!proc_fd) throw std::runtime_error("cannot open proc root " + proc_root);
-  impl_ = std::make_unique<Impl>(std::move(*cgroup_fd), std::move(*proc_fd), std::move(layout), std::move(options),
-                                 errors);
+  impl_ =
+      std::make_unique<Impl>(std::move(*cgroup_fd), std::move(*proc_fd), std::move(layout), std::move(options), errors);
 }
 
 Sampler::~Sampler() = default;
 
-std::vector<JobSample> Sampler::sample(double now) { return impl_->sample(now); }
+std::vector<JobSample> Sampler::sample(double now) {
+  return impl_->sample(now);
+}
 
-std::size_t Sampler::tracked_jobs() const { return impl_->jobs.size(); }
+std::size_t Sampler::tracked_jobs() const {
+  return impl_->jobs.size();
+}
 
-void Sampler::Impl::load_static_facts(const JobCgroups& cg, JobState& state,
-                                      const std::vector<ProcessRef>& processes) {
+void Sampler::Impl::load_static_facts(const JobCgroups& cg, JobState& state, const std::vector<ProcessRef>& processes) {
   if (!state.uid) state.uid = cg.uid;
   if (!state.uid && !processes.empty()) state.uid = procfs.owner_uid(processes.front().pid);
   if (state.uid && state.user.empty()) state.user = user_name(*state.uid);
@@ -133,8 +139,10 @@ void Sampler::Impl::load_static_facts(const JobCgroups& cg, JobState& state,
     ++tried;
     auto env = procfs.environ(p.pid);
     if (!env || !environ_value(*env, "SLURM_JOB_ID")) continue;
-    if (auto gpus = environ_value(*env, "SLURM_JOB_GPUS")) state.gpus = split_gpu_list(*gpus);
-    else if (auto step_gpus = environ_value(*env, "SLURM_STEP_GPUS")) state.gpus = split_gpu_list(*step_gpus);
+    if (auto gpus = environ_value(*env, "SLURM_JOB_GPUS"))
+      state.gpus = split_gpu_list(*gpus);
+    else if (auto step_gpus = environ_value(*env, "SLURM_STEP_GPUS"))
+      state.gpus = split_gpu_list(*step_gpus);
     if (auto account = environ_value(*env, "SLURM_JOB_ACCOUNT")) state.account = *account;
     state.facts_complete = true;
     return;
@@ -227,7 +235,8 @@ std::vector<JobSample> Sampler::Impl::sample(double now) {
 
   // cgroup v2 per-core attribution needs /proc/stat and to know which
   // cpusets are shared; both are cheap and read once per pass.
-  bool any_v2 = std::any_of(found.begin(), found.end(), [](const JobCgroups& cg) { return cg.version == CgroupVersion::V2; });
+  bool any_v2 =
+      std::any_of(found.begin(), found.end(), [](const JobCgroups& cg) { return cg.version == CgroupVersion::V2; });
   std::vector<std::uint64_t> cpu_busy_delta;
   std::unordered_map<int, int> jobs_per_cpu;
   if (any_v2) {

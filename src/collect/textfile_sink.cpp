@@ -55,15 +55,12 @@ class OutputFile {
 class TextfileSink final : public Sink {
  public:
   TextfileSink(std::string path, ErrorCounter& errors)
-      : path_(std::move(path)),
-        temp_path_(path_ + ".tmp." + std::to_string(::getpid())),
-        errors_(errors) {}
+      : path_(std::move(path)), temp_path_(path_ + ".tmp." + std::to_string(::getpid())), errors_(errors) {}
 
   bool publish(const Snapshot& snapshot) override {
     const std::string text = serialize_text(snapshot);
     // O_NOFOLLOW: never write through a symlink planted at the temp name.
-    OutputFile fd(
-        ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644));
+    OutputFile fd(::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644));
     if (!fd.valid()) return fail("cannot create " + temp_path_);
     // 0644 whatever the umask: node_exporter often runs as another user.
     if (::fchmod(fd.get(), 0644) != 0) return fail_and_remove("cannot chmod " + temp_path_);
@@ -109,8 +106,7 @@ class StdoutSink final : public Sink {
     const std::string text = serialize_text(snapshot);
     const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
     if (std::fflush(stdout) != 0 || !written) {
-      log::error(std::string("cannot write the metrics to standard output: ") +
-                 std::strerror(errno));
+      log::error(std::string("cannot write the metrics to standard output: ") + std::strerror(errno));
       return false;
     }
     return true;
@@ -125,6 +121,8 @@ std::unique_ptr<Sink> make_textfile_sink(std::string path, ErrorCounter& errors)
   return std::make_unique<TextfileSink>(std::move(path), errors);
 }
 
-std::unique_ptr<Sink> make_stdout_sink() { return std::make_unique<StdoutSink>(); }
+std::unique_ptr<Sink> make_stdout_sink() {
+  return std::make_unique<StdoutSink>();
+}
 
 }  // namespace petricore::collect

@@ -12,17 +12,25 @@ std::mutex write_mutex;
 
 const char* level_name(Level level) {
   switch (level) {
-    case Level::Debug: return "debug";
-    case Level::Info: return "info";
-    case Level::Warning: return "warning";
-    case Level::Error: return "error";
+    case Level::Debug:
+      return "debug";
+    case Level::Info:
+      return "info";
+    case Level::Warning:
+      return "warning";
+    case Level::Error:
+      return "error";
   }
   return "?";
 }
 }  // namespace
 
-void set_level(Level level) { current_level = level; }
-Level level() { return current_level; }
+void set_level(Level level) {
+  current_level = level;
+}
+Level level() {
+  return current_level;
+}
 
 void write(Level level, std::string_view message) {
   if (level < current_level) return;

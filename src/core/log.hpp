@@ -13,9 +13,17 @@ Level level();
 
 void write(Level level, std::string_view message);
 
-inline void debug(std::string_view m) { write(Level::Debug, m); }
-inline void info(std::string_view m) { write(Level::Info, m); }
-inline void warning(std::string_view m) { write(Level::Warning, m); }
-inline void error(std::string_view m) { write(Level::Error, m); }
+inline void debug(std::string_view m) {
+  write(Level::Debug, m);
+}
+inline void info(std::string_view m) {
+  write(Level::Info, m);
+}
+inline void warning(std::string_view m) {
+  write(Level::Warning, m);
+}
+inline void error(std::string_view m) {
+  write(Level::Error, m);
+}
 
 }  // namespace petricore::log
