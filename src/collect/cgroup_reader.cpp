@@ -42,28 +42,26 @@ void CgroupReader::malformed(const std::string& dir, const char* file) {
   errors_.count(error_source::cgroup, std::string{"malformed "} + file, "cannot parse cgroup file " + dir + "/" + file);
 }
 
-std::optional<CgroupCpu> CgroupReader::cpu(const JobCgroups& job) {
-  if (job.cpu_dir.empty()) return std::nullopt;
+CgroupCpu CgroupReader::cpu(const JobCgroups& job) {
   CgroupCpu cpu;
+  if (job.cpu_dir.empty()) return cpu;
   if (job.version == CgroupVersion::V2) {
-    if (!read(job.cpu_dir, "cpu.stat", Need::Required)) return std::nullopt;
-    auto stat = parse_cpu_stat(buffer_);
-    if (!stat) {
+    if (!read(job.cpu_dir, "cpu.stat", Need::Required)) return cpu;
+    if (auto stat = parse_cpu_stat(buffer_)) {
+      cpu.total_seconds = static_cast<double>(stat->usage_usec) / 1e6;
+      cpu.user_seconds = static_cast<double>(stat->user_usec) / 1e6;
+      cpu.system_seconds = static_cast<double>(stat->system_usec) / 1e6;
+    } else {
       malformed(job.cpu_dir, "cpu.stat");
-      return std::nullopt;
     }
-    cpu.total_seconds = static_cast<double>(stat->usage_usec) / 1e6;
-    cpu.user_seconds = static_cast<double>(stat->user_usec) / 1e6;
-    cpu.system_seconds = static_cast<double>(stat->system_usec) / 1e6;
     return cpu;
   }
-  if (!read(job.cpu_dir, "cpuacct.usage", Need::Required)) return std::nullopt;
-  auto usage = parse_u64(buffer_);
-  if (!usage) {
-    malformed(job.cpu_dir, "cpuacct.usage");
-    return std::nullopt;
+  if (read(job.cpu_dir, "cpuacct.usage", Need::Required)) {
+    if (auto usage = parse_u64(buffer_))
+      cpu.total_seconds = static_cast<double>(*usage) / 1e9;
+    else
+      malformed(job.cpu_dir, "cpuacct.usage");
   }
-  cpu.total_seconds = static_cast<double>(*usage) / 1e9;
   if (read(job.cpu_dir, "cpuacct.stat", Need::Required)) {
     if (auto stat = parse_cpuacct_stat(buffer_)) {
       cpu.user_seconds = static_cast<double>(stat->user) / ticks_per_second_;
@@ -134,20 +132,23 @@ std::optional<std::vector<int>> CgroupReader::cpuset(const JobCgroups& job) {
   return cpus;
 }
 
-void CgroupReader::collect_processes(int dirfd, const std::string& path, bool in_extern, int depth,
+bool CgroupReader::collect_processes(int dirfd, const std::string& path, bool in_extern, int depth,
                                      std::vector<ProcessRef>& out) {
+  bool complete = true;
   ReadError error = read_file_at(dirfd, "cgroup.procs", buffer_);
   if (error.status == ReadStatus::Ok) {
     if (auto pids = parse_pid_list(buffer_)) {
       for (int pid : *pids) out.push_back({pid, in_extern});
     } else {
       malformed(path, "cgroup.procs");
+      complete = false;
     }
   } else if (error.status != ReadStatus::Missing) {
     errors_.count(error_source::cgroup, "unreadable cgroup.procs",
                   "cannot read " + path + "/cgroup.procs: " + describe(error));
+    complete = false;
   }
-  if (depth >= kMaxProcessDepth) return;
+  if (depth >= kMaxProcessDepth) return complete;
   std::vector<std::string> children;
   list_directory(dirfd, [&](std::string_view name, bool is_directory) {
     if (is_directory) children.emplace_back(name);
@@ -155,23 +156,26 @@ void CgroupReader::collect_processes(int dirfd, const std::string& path, bool in
   for (const auto& child : children) {
     auto child_fd = open_directory_at(dirfd, child.c_str());
     if (!child_fd) continue;  // removed meanwhile
-    collect_processes(child_fd->get(), path + "/" + child, in_extern || child == "step_extern", depth + 1, out);
+    complete = collect_processes(child_fd->get(), path + "/" + child, in_extern || child == "step_extern", depth + 1,
+                                 out) &&
+               complete;
   }
+  return complete;
 }
 
-std::vector<ProcessRef> CgroupReader::processes(const JobCgroups& job) {
-  std::vector<ProcessRef> result;
-  if (job.process_dir.empty()) return result;
+bool CgroupReader::processes(const JobCgroups& job, std::vector<ProcessRef>& result) {
+  result.clear();
+  if (job.process_dir.empty()) return true;
   auto job_fd = open_directory_at(root_.get(), job.process_dir.c_str());
-  if (!job_fd) return result;  // the job ended
-  collect_processes(job_fd->get(), job.process_dir, false, 0, result);
+  if (!job_fd) return true;  // the job ended
+  bool complete = collect_processes(job_fd->get(), job.process_dir, false, 0, result);
   // One entry per pid, then batch and numbered steps before the extern step.
   std::sort(result.begin(), result.end(), [](const ProcessRef& a, const ProcessRef& b) { return a.pid < b.pid; });
   result.erase(std::unique(result.begin(), result.end(),
                            [](const ProcessRef& a, const ProcessRef& b) { return a.pid == b.pid; }),
                result.end());
   std::stable_partition(result.begin(), result.end(), [](const ProcessRef& p) { return !p.in_extern_step; });
-  return result;
+  return complete;
 }
 
 }  // namespace petricore::collect

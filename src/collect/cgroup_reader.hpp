@@ -5,6 +5,7 @@
 #pragma once
 
 #include "collect/layout.hpp"
+#include "collect/file_reader.hpp"
 #include "core/unique_fd.hpp"
 
 #include <cstdint>
@@ -16,10 +17,11 @@ namespace petricore::collect {
 
 class ErrorCounter;
 
+// Each value is absent when its file was missing, unreadable or malformed.
 struct CgroupCpu {
-  double total_seconds = 0;   // v1 cpuacct.usage, v2 cpu.stat usage_usec
-  double user_seconds = 0;    // v1 cpuacct.stat user, v2 user_usec
-  double system_seconds = 0;  // v1 cpuacct.stat system, v2 system_usec
+  std::optional<double> total_seconds;   // v1 cpuacct.usage, v2 cpu.stat usage_usec
+  std::optional<double> user_seconds;    // v1 cpuacct.stat user, v2 user_usec
+  std::optional<double> system_seconds;  // v1 cpuacct.stat system, v2 system_usec
   // v1 cpuacct.usage_percpu, indexed by CPU id; v2 has no such file.
   std::optional<std::vector<double>> per_cpu_seconds;
 };
@@ -43,26 +45,28 @@ class CgroupReader {
 
   int root_fd() const { return root_.get(); }
 
-  std::optional<CgroupCpu> cpu(const JobCgroups& job);
+  CgroupCpu cpu(const JobCgroups& job);
   std::optional<CgroupMemory> memory(const JobCgroups& job);
   // The job's CPUs: nullopt when they could not be read (try again later),
   // empty when the job has no cpuset.
   std::optional<std::vector<int>> cpuset(const JobCgroups& job);
   // Every process in the job's cgroup subtree, once each, batch and numbered
-  // steps before the extern step.
-  std::vector<ProcessRef> processes(const JobCgroups& job);
+  // steps before the extern step. Returns false when some cgroup.procs could
+  // not be read, so the list may miss live processes.
+  bool processes(const JobCgroups& job, std::vector<ProcessRef>& out);
 
  private:
   enum class Need { Required, Optional };
   // Reads <dir>/<file> into buffer_. False when absent or broken.
   bool read(const std::string& dir, const char* file, Need need);
   void malformed(const std::string& dir, const char* file);
-  void collect_processes(int dirfd, const std::string& path, bool in_extern, int depth, std::vector<ProcessRef>& out);
+  // Returns false when a cgroup.procs was unreadable or malformed.
+  bool collect_processes(int dirfd, const std::string& path, bool in_extern, int depth, std::vector<ProcessRef>& out);
 
   UniqueFd root_;
   ErrorCounter& errors_;
   std::string path_;
-  std::string buffer_;
+  ReadBuffer buffer_;
   double ticks_per_second_;
 };
 

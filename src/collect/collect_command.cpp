@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -155,7 +156,9 @@ int run_collect(CollectOptions o) {
     return ok ? 0 : 1;
   }
 
-  log::info("collecting every " + std::to_string(o.interval) + " s as instance " + o.instance);
+  char every[32];
+  std::snprintf(every, sizeof every, "%g", o.interval);
+  log::info(std::string{"collecting every "} + every + " s as instance " + o.instance);
   double next = monotonic_seconds();
   for (;;) {
     double start = monotonic_seconds();

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace petricore::collect {
@@ -53,44 +54,53 @@ std::optional<UniqueFd> open_directory_at(int dirfd, const char* relative_path) 
   return UniqueFd{fd};
 }
 
-ReadError read_file_at(int dirfd, const char* relative_path, std::string& buffer) {
-  buffer.clear();
+struct ReadBufferAccess {
+  // Makes room for at least `extra` more bytes after the current content.
+  static void reserve(ReadBuffer& b, std::size_t extra) {
+    if (b.capacity_ - b.size_ >= extra) return;
+    std::size_t capacity = std::max<std::size_t>(b.capacity_ * 2, 4096);
+    while (capacity - b.size_ < extra) capacity *= 2;
+    std::unique_ptr<char[]> data(new char[capacity]);
+    if (b.size_ > 0) std::memcpy(data.get(), b.data_.get(), b.size_);
+    b.data_ = std::move(data);
+    b.capacity_ = capacity;
+  }
+  static char* free_space(ReadBuffer& b) { return b.data_.get() + b.size_; }
+  static std::size_t free_size(const ReadBuffer& b) { return b.capacity_ - b.size_; }
+  static void grow(ReadBuffer& b, std::size_t n) { b.size_ += n; }
+  static void clear(ReadBuffer& b) { b.size_ = 0; }
+};
+
+ReadError read_file_at(int dirfd, const char* relative_path, ReadBuffer& buffer) {
+  using B = ReadBufferAccess;
+  B::clear(buffer);
   UniqueFd fd{::openat(dirfd, relative_path, O_RDONLY | O_CLOEXEC)};
   if (!fd.valid()) return {classify_errno(errno), errno};
-  if (buffer.capacity() < 4096) buffer.reserve(4096);
   // Kernel pseudo-files report size 0, so read until EOF, growing as needed.
   for (;;) {
-    std::size_t used = buffer.size();
-    if (buffer.capacity() - used < 1024) buffer.reserve(buffer.capacity() * 2);
-    buffer.resize(buffer.capacity());
-    ssize_t n = ::read(fd.get(), buffer.data() + used, buffer.size() - used);
+    B::reserve(buffer, 1024);
+    ssize_t n = ::read(fd.get(), B::free_space(buffer), B::free_size(buffer));
     if (n < 0) {
-      int e = errno;
-      buffer.resize(used);
-      if (e == EINTR) continue;
-      return {classify_errno(e), e};
+      if (errno == EINTR) continue;
+      return {classify_errno(errno), errno};
     }
-    buffer.resize(used + static_cast<std::size_t>(n));
-    if (n == 0) break;
+    if (n == 0) return {};
+    B::grow(buffer, static_cast<std::size_t>(n));
   }
-  return {};
 }
 
-ReadError read_link_at(int dirfd, const char* relative_path, std::string& buffer) {
-  if (buffer.capacity() < 256) buffer.reserve(256);
+ReadError read_link_at(int dirfd, const char* relative_path, ReadBuffer& buffer) {
+  using B = ReadBufferAccess;
+  B::clear(buffer);
+  B::reserve(buffer, 256);
   for (;;) {
-    buffer.resize(buffer.capacity());
-    ssize_t n = ::readlinkat(dirfd, relative_path, buffer.data(), buffer.size());
-    if (n < 0) {
-      int e = errno;
-      buffer.clear();
-      return {classify_errno(e), e};
-    }
-    if (static_cast<std::size_t>(n) < buffer.size()) {
-      buffer.resize(static_cast<std::size_t>(n));
+    ssize_t n = ::readlinkat(dirfd, relative_path, B::free_space(buffer), B::free_size(buffer));
+    if (n < 0) return {classify_errno(errno), errno};
+    if (static_cast<std::size_t>(n) < B::free_size(buffer)) {
+      B::grow(buffer, static_cast<std::size_t>(n));
       return {};
     }
-    buffer.reserve(buffer.capacity() * 2);  // possibly truncated: retry larger
+    B::reserve(buffer, B::free_size(buffer) * 2);  // possibly truncated: retry larger
   }
 }
 

@@ -6,7 +6,9 @@
 
 #include "core/unique_fd.hpp"
 
+#include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +22,22 @@ enum class ReadStatus {
   Failed,   // any other error (EIO, ENODEV on a dying cgroup, ...)
 };
 
+// A growable byte buffer reused across reads. Unlike std::string it never
+// zero-fills the space a read is about to overwrite, which was a third of a
+// collection pass's user time.
+class ReadBuffer {
+ public:
+  std::string_view view() const { return {data_.get(), size_}; }
+  operator std::string_view() const { return view(); }
+  std::size_t size() const { return size_; }
+
+ private:
+  friend struct ReadBufferAccess;
+  std::unique_ptr<char[]> data_;
+  std::size_t capacity_ = 0;
+  std::size_t size_ = 0;
+};
+
 struct ReadError {
   ReadStatus status = ReadStatus::Ok;
   int errno_value = 0;
@@ -31,10 +49,10 @@ std::optional<UniqueFd> open_directory_at(int dirfd, const char* relative_path);
 
 // Reads the whole file `relative_path` below `dirfd` into `buffer`
 // (replacing its content).
-ReadError read_file_at(int dirfd, const char* relative_path, std::string& buffer);
+ReadError read_file_at(int dirfd, const char* relative_path, ReadBuffer& buffer);
 
 // Reads the target of the symlink `relative_path` below `dirfd` into `buffer`.
-ReadError read_link_at(int dirfd, const char* relative_path, std::string& buffer);
+ReadError read_link_at(int dirfd, const char* relative_path, ReadBuffer& buffer);
 
 // Calls `visit(name, is_directory)` for every entry of the directory `dirfd`
 // except "." and "..". is_directory comes from d_type (DT_UNKNOWN is resolved

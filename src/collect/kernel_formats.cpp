@@ -381,6 +381,9 @@ std::optional<ProcStat> parse_proc_stat(std::string_view text) {
         ok = tok.size() == 1 && ((tok[0] >= 'A' && tok[0] <= 'Z') || (tok[0] >= 'a' && tok[0] <= 'z'));
         stat.state = tok[0];
         break;
+      case 4:
+        ok = parse_whole(tok, stat.ppid);
+        break;
       case 14:
         ok = parse_whole(tok, stat.utime);
         break;
@@ -494,6 +497,8 @@ FdTarget classify_fd_target(std::string_view target) {
   const std::string_view path = fd_target_path(target);
   if (path.empty() || path.front() != '/') return FdTarget::Other;
   if (starts_with(path, "/memfd:")) return FdTarget::Other;
+  // /dev/shm holds real tmpfs files (MPI shared-memory segments), not devices.
+  if (path_is_under(path, "/dev/shm") && path.size() > 9) return FdTarget::RegularFile;
   if (path_is_under(path, "/dev") || path_is_under(path, "/proc") || path_is_under(path, "/sys")) {
     return FdTarget::Other;
   }

@@ -72,6 +72,7 @@ struct ProcStat {
   std::string comm;  // usually at most 15 bytes (TASK_COMM_LEN); workqueue
                      // kthreads show longer names ("kworker/u8:0-events_unbound")
   char state = '?';
+  int ppid = 0;                // parent pid (0 for the kernel's own)
   std::uint64_t utime = 0;  // USER_HZ ticks
   std::uint64_t stime = 0;  // USER_HZ ticks
   std::int64_t num_threads = 0;
@@ -109,7 +110,7 @@ std::vector<std::string> split_gpu_list(std::string_view text);
 
 // What a /proc/<pid>/fd link target is. Only RegularFile counts as an open file.
 enum class FdTarget {
-  RegularFile,  // an absolute path outside /dev, /proc, /sys and /memfd:; a file that was
+  RegularFile,  // an absolute path outside /dev (files in /dev/shm do count), /proc, /sys and /memfd:; a file that was
                 // unlinked while open (" (deleted)" suffix) still counts
   Other,        // socket:[..], pipe:[..], anon_inode:.., /memfd:.., /dev/..., /proc/..., /sys/...
 };

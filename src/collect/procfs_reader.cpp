@@ -7,14 +7,21 @@
 #include <sys/stat.h>
 
 #include <charconv>
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 namespace petricore::collect {
 
 ProcfsReader::ProcfsReader(UniqueFd proc_root, ErrorCounter& errors) : root_(std::move(proc_root)), errors_(errors) {}
 
 const char* ProcfsReader::pid_path(int pid, const char* file) {
-  std::snprintf(path_, sizeof path_, "%d/%s", pid, file);
+  // to_chars: snprintf cost 7 % of a pass, called for every file of every process.
+  char* end = std::to_chars(path_, path_ + 16, pid).ptr;
+  *end++ = '/';
+  std::size_t n = std::min(std::strlen(file), sizeof path_ - 1 - static_cast<std::size_t>(end - path_));
+  std::memcpy(end, file, n);
+  end[n] = '\0';
   return path_;
 }
 
@@ -57,7 +64,7 @@ std::optional<ProcStatus> ProcfsReader::status(int pid) {
 
 std::optional<std::string> ProcfsReader::environ(int pid) {
   if (!read(pid, "environ")) return std::nullopt;
-  return buffer_;
+  return std::string{buffer_.view()};
 }
 
 std::optional<unsigned> ProcfsReader::owner_uid(int pid) {
@@ -75,7 +82,7 @@ std::optional<std::string> ProcfsReader::cwd(int pid) {
                     std::string{"cannot read /proc/"} + path_ + ": " + describe(error));
     return std::nullopt;
   }
-  return link_;
+  return std::string{link_.view()};
 }
 
 void ProcfsReader::open_files(int pid, const std::function<void(std::string_view)>& visit) {

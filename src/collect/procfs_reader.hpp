@@ -5,6 +5,7 @@
 #pragma once
 
 #include "collect/kernel_formats.hpp"
+#include "collect/file_reader.hpp"
 #include "core/unique_fd.hpp"
 
 #include <cstdint>
@@ -45,8 +46,8 @@ class ProcfsReader {
   UniqueFd root_;
   ErrorCounter& errors_;
   char path_[64];
-  std::string buffer_;
-  std::string link_;
+  ReadBuffer buffer_;
+  ReadBuffer link_;
 };
 
 }  // namespace petricore::collect

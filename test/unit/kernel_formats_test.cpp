@@ -209,7 +209,7 @@ constexpr std::string_view kRealKthreadStatus =
 
 // Fields 3..24 of a stat line after "pid (comm) ", for building variants.
 constexpr std::string_view kStatFields3To24 =
-    "S 1 100 100 0 -1 4194560 500 0 2 0 1234 567 0 0 20 0 8 0 98765 1000000 4321";
+    "S 17 100 100 0 -1 4194560 500 0 2 0 1234 567 0 0 20 0 8 0 98765 1000000 4321";
 
 std::string stat_line(std::string_view comm, std::string_view after_comm) {
   std::string line = "4242 (";
@@ -603,6 +603,7 @@ TEST_CASE("proc stat picks each field by position") {
   CHECK(stat->pid == 4242);
   CHECK(stat->comm == "slurmstepd");
   CHECK(stat->state == 'S');
+  CHECK(stat->ppid == 17);
   CHECK(stat->utime == 1234);
   CHECK(stat->stime == 567);
   CHECK(stat->num_threads == 8);
@@ -941,10 +942,15 @@ TEST_CASE("fd targets of deleted regular files still count") {
   CHECK(classify_fd_target("/scratch/a b (deleted)") == FdTarget::RegularFile);
 }
 
+TEST_CASE("files in /dev/shm are regular tmpfs files") {
+  CHECK(classify_fd_target("/dev/shm/psm2.1 (deleted)") == FdTarget::RegularFile);
+  CHECK(classify_fd_target("/dev/shm/vader_segment.node.0") == FdTarget::RegularFile);
+}
+
 TEST_CASE("fd targets under dev proc and sys are not files") {
   CHECK(classify_fd_target("/dev/null") == FdTarget::Other);
   CHECK(classify_fd_target("/dev/pts/0") == FdTarget::Other);
-  CHECK(classify_fd_target("/dev/shm/psm2.1 (deleted)") == FdTarget::Other);
+  CHECK(classify_fd_target("/dev/shm") == FdTarget::Other);
   CHECK(classify_fd_target("/proc/1/stat") == FdTarget::Other);
   CHECK(classify_fd_target("/sys/fs/cgroup/cpu.stat") == FdTarget::Other);
   CHECK(classify_fd_target("/dev") == FdTarget::Other);

@@ -1,0 +1,565 @@
+// The sampler's behaviour across passes. Each test copies a fixture tree
+// (test/fixtures/<case>) into a temp dir and mutates the copy between passes:
+// CPU time grows, processes exit, pids are reused, jobs end, files break.
+#include "collect/sampler.hpp"
+#include "collect/error_counter.hpp"
+#include "collect/layout.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace petricore::collect;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+fs::path fixtures_dir() {
+  if (const char* env = std::getenv("PETRICORE_FIXTURES"); env != nullptr && *env != '\0') return env;
+  fs::path from_source = fs::path(__FILE__).parent_path().parent_path() / "fixtures";
+  if (fs::exists(from_source / "slurm-v1")) return from_source;
+  for (fs::path dir = fs::current_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / "test" / "fixtures" / "slurm-v1")) return dir / "test" / "fixtures";
+    if (dir == dir.root_path()) break;
+  }
+  FAIL("fixtures not found: set PETRICORE_FIXTURES");
+  return {};
+}
+
+// A private copy of one fixture case, removed at the end of the test.
+class FixtureCopy {
+ public:
+  explicit FixtureCopy(const std::string& fixture_case) {
+    std::string templ = (fs::temp_directory_path() / "petricore-sampler-XXXXXX").string();
+    REQUIRE(::mkdtemp(templ.data()) != nullptr);
+    dir_ = templ;
+    fs::copy(fixtures_dir() / fixture_case, dir_ / "case",
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  }
+  ~FixtureCopy() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  FixtureCopy(const FixtureCopy&) = delete;
+  FixtureCopy& operator=(const FixtureCopy&) = delete;
+
+  fs::path cgroup(const std::string& rel = {}) const {
+    return rel.empty() ? dir_ / "case/cgroup" : dir_ / "case/cgroup" / rel;
+  }
+  fs::path proc(const std::string& rel = {}) const {
+    return rel.empty() ? dir_ / "case/proc" : dir_ / "case/proc" / rel;
+  }
+
+  void write(const fs::path& file, const std::string& text) const {
+    fs::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::trunc);
+    out << text;
+    REQUIRE(out.good());
+  }
+  void relink(const fs::path& link, const std::string& target) const {
+    fs::remove(link);
+    fs::create_symlink(target, link);
+  }
+
+ private:
+  fs::path dir_;
+};
+
+// A /proc/<pid>/stat line in the kernel's layout (52 fields; the sampler uses
+// comm, utime, stime, num_threads, starttime and processor).
+std::string stat_line(int pid, const std::string& comm, std::uint64_t utime, std::uint64_t stime, int threads,
+                      std::uint64_t starttime, int processor) {
+  std::ostringstream s;
+  s << pid << " (" << comm << ") R 1 " << pid << ' ' << pid << " 0 -1 4194560 1200 0 0 0 " << utime << ' ' << stime
+    << " 0 0 20 0 " << threads << " 0 " << starttime << " 1756782592 142634 18446744073709551615 "
+    << "94000004145152 94000004227072 140720008290304 0 0 0 0 0 16386 0 0 0 17 " << processor
+    << " 0 0 0 0 0 94000004243456 94000004245152 94000005144576 140720008293304 140720008293344 "
+    << "140720008293344 140720008294376 0\n";
+  return s.str();
+}
+
+std::string io_text(std::uint64_t syscr, std::uint64_t syscw, std::uint64_t read_bytes, std::uint64_t write_bytes) {
+  std::ostringstream s;
+  s << "rchar: " << read_bytes << "\nwchar: " << write_bytes << "\nsyscr: " << syscr << "\nsyscw: " << syscw
+    << "\nread_bytes: " << read_bytes << "\nwrite_bytes: " << write_bytes << "\ncancelled_write_bytes: 0\n";
+  return s.str();
+}
+
+// /proc/stat with the given per-CPU user ticks (system 1000, idle 400000).
+std::string proc_stat_text(const std::vector<std::uint64_t>& user_ticks) {
+  std::ostringstream s;
+  std::uint64_t total = std::accumulate(user_ticks.begin(), user_ticks.end(), std::uint64_t{0});
+  s << "cpu  " << total << " 0 " << 1000 * user_ticks.size() << ' ' << 400000 * user_ticks.size() << " 0 0 0 0 0 0\n";
+  for (std::size_t i = 0; i < user_ticks.size(); ++i)
+    s << "cpu" << i << ' ' << user_ticks[i] << " 0 1000 400000 0 0 0 0 0 0\n";
+  s << "intr 0\nctxt 0\nbtime 1796000000\nprocesses 1\nprocs_running 1\nprocs_blocked 0\n";
+  return s.str();
+}
+
+std::string cpu_stat_text(std::uint64_t usage_usec, std::uint64_t user_usec, std::uint64_t system_usec) {
+  std::ostringstream s;
+  s << "usage_usec " << usage_usec << "\nuser_usec " << user_usec << "\nsystem_usec " << system_usec
+    << "\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n";
+  return s.str();
+}
+
+struct Harness {
+  explicit Harness(const FixtureCopy& copy, SamplerOptions options = {})
+      : sampler(copy.cgroup().string(), copy.proc().string(), make_layout(LayoutKind::Auto), std::move(options),
+                errors) {}
+  ErrorCounter errors;
+  Sampler sampler;
+};
+
+const JobSample& job(const std::vector<JobSample>& samples, const std::string& id) {
+  for (const auto& s : samples)
+    if (s.job_id == id) return s;
+  FAIL("job " << id << " not sampled");
+  return samples.front();
+}
+
+bool has_job(const std::vector<JobSample>& samples, const std::string& id) {
+  for (const auto& s : samples)
+    if (s.job_id == id) return true;
+  return false;
+}
+
+std::uint64_t total_errors(const ErrorCounter& errors) {
+  std::uint64_t n = 0;
+  for (const auto& [source, count] : errors.totals()) n += count;
+  return n;
+}
+
+double core_sum(const JobSample& s) {
+  double sum = 0;
+  for (const auto& [cpu, seconds] : s.cpu_time_core) sum += seconds;
+  return sum;
+}
+
+double core_seconds(const JobSample& s, int cpu) {
+  for (const auto& [c, seconds] : s.cpu_time_core)
+    if (c == cpu) return seconds;
+  FAIL("no cpu_time_core for cpu " << cpu);
+  return 0;
+}
+
+const char* const kJob101Cpuacct = "cpuacct/slurm/uid_0/job_101";
+const char* const kJob101Freezer = "freezer/slurm/uid_0/job_101";
+const std::uint64_t kJob101UsageNs = 270005000000;  // cpuacct.usage in the fixture
+
+}  // namespace
+
+TEST_CASE("cpu percent is the cgroup cpu time delta over the wall time delta, absent on the first pass", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  auto first = h.sampler.sample(1000.0);
+  CHECK_FALSE(job(first, "101").cpu_percent);
+  CHECK(job(first, "101").cpu_time_total == Approx(270.005));
+
+  // 15 s of CPU time in 10 s of wall time: one and a half CPUs.
+  copy.write(copy.cgroup(kJob101Cpuacct) / "cpuacct.usage", std::to_string(kJob101UsageNs + 15'000'000'000) + "\n");
+  auto second = h.sampler.sample(1010.0);
+  REQUIRE(job(second, "101").cpu_percent);
+  CHECK(*job(second, "101").cpu_percent == Approx(150.0));
+  CHECK(job(second, "101").cpu_time_total == Approx(285.005));
+  REQUIRE(job(second, "102").cpu_percent);
+  CHECK(*job(second, "102").cpu_percent == Approx(0.0));
+
+  // The next rate is over the next interval only.
+  copy.write(copy.cgroup(kJob101Cpuacct) / "cpuacct.usage", std::to_string(kJob101UsageNs + 20'000'000'000) + "\n");
+  auto third = h.sampler.sample(1030.0);
+  REQUIRE(job(third, "101").cpu_percent);
+  CHECK(*job(third, "101").cpu_percent == Approx(25.0));
+}
+
+TEST_CASE("v1 per-core cpu time covers only the cpus of the job's cpuset", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  auto samples = h.sampler.sample(1.0);
+  const JobSample& s = job(samples, "101");
+  CHECK(s.cpus == std::vector<int>{0, 1});
+  REQUIRE(s.cpu_time_core.size() == 2);  // cpuacct.usage_percpu also has 5 ms on cpu 2, outside the cpuset
+  CHECK(core_seconds(s, 0) == Approx(150.0));
+  CHECK(core_seconds(s, 1) == Approx(120.0));
+  REQUIRE(s.user_time);
+  CHECK(*s.user_time == Approx(265.0));  // 26500 USER_HZ ticks
+  REQUIRE(s.system_time);
+  CHECK(*s.system_time == Approx(4.5));
+}
+
+TEST_CASE("all steps and tasks are merged and slurmstepd is not counted", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  auto samples = h.sampler.sample(1.0);
+  // 101: sleep (extern), bash + python3 (batch), 2 x stress (step 0); 3 slurmstepd at job level.
+  CHECK(job(samples, "101").processes == 5);
+  // 102: sleep, bash, 2 x gmx_mpi; its slurmstepds sit in the step dirs.
+  CHECK(job(samples, "102").processes == 4);
+  CHECK(job(samples, "102").opened_files == 6);
+  CHECK(total_errors(h.errors) == 0);
+}
+
+TEST_CASE("static facts come from a job process's environment: account and GPUs split on commas", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  auto samples = h.sampler.sample(1.0);
+  const JobSample& gpu_job = job(samples, "102");
+  CHECK(gpu_job.user == "nobody");
+  REQUIRE(gpu_job.uid);
+  CHECK(*gpu_job.uid == 65534);
+  CHECK(gpu_job.account == "chemistry");
+  CHECK(gpu_job.gpus == std::vector<std::string>{"0", "1"});
+  CHECK(job(samples, "101").gpus.empty());
+  CHECK(job(samples, "101").account == "physics");
+}
+
+TEST_CASE("io totals never go down when a process exits", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  auto first = h.sampler.sample(1.0);
+  const JobSample before = job(first, "101");
+  CHECK(before.read_mib == Approx(104861696 / kMiB));
+  CHECK(before.write_mib == Approx(10.0));
+
+  // python3 (pid 1012, 100 MiB read, 10 MiB written) exits.
+  fs::remove_all(copy.proc("1012"));
+  copy.write(copy.cgroup(kJob101Freezer) / "step_batch/cgroup.procs", "1011\n");
+  auto second = h.sampler.sample(2.0);
+  const JobSample& after = job(second, "101");
+  CHECK(after.processes == before.processes - 1);
+  CHECK(after.read_mib == Approx(before.read_mib));
+  CHECK(after.write_mib == Approx(before.write_mib));
+  CHECK(after.read_count == before.read_count);
+  CHECK(after.write_count == before.write_count);
+
+  auto third = h.sampler.sample(3.0);
+  CHECK(job(third, "101").read_mib == Approx(before.read_mib));
+  CHECK(total_errors(h.errors) == 0);
+}
+
+TEST_CASE("a reused pid keeps the old process's io and adds the new one's", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  const JobSample before = job(h.sampler.sample(1.0), "101");
+
+  // The old python3 (pid 1012, child of the job's bash 1011) was reaped by
+  // bash, so the kernel added its I/O to bash's /proc/1011/io; pid 1012 now
+  // belongs to a new process (other start time) that read 1 MiB.
+  copy.write(copy.proc("1011/io"), io_text(30 + 2500, 5 + 800, 4096 + 104857600, 10485760));
+  copy.write(copy.proc("1012/stat"), stat_line(1012, "python3", 5, 1, 1, 999999, 0));
+  copy.write(copy.proc("1012/io"), io_text(10, 0, 1048576, 0));
+  const JobSample after = job(h.sampler.sample(2.0), "101");
+  CHECK(after.processes == before.processes);
+  CHECK(after.read_mib == Approx(before.read_mib + 1.0));
+  CHECK(after.write_mib == Approx(before.write_mib));  // the old process's 10 MiB, now in bash's counters
+  CHECK(after.read_count == before.read_count + 10);
+  CHECK(after.write_count == before.write_count);
+}
+
+TEST_CASE("a child reaped inside the job is counted once, through its parent", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  const JobSample before = job(h.sampler.sample(1.0), "101");
+
+  // python3 (1012) exits and its parent bash (1011) reaps it: the kernel
+  // moves the child's I/O into the parent's counters.
+  fs::remove_all(copy.proc("1012"));
+  copy.write(copy.cgroup(kJob101Freezer) / "step_batch/cgroup.procs", "1011\n");
+  copy.write(copy.proc("1011/io"), io_text(30 + 2500, 5 + 800, 4096 + 104857600, 10485760));
+  const JobSample after = job(h.sampler.sample(2.0), "101");
+  CHECK(after.read_mib == Approx(before.read_mib));
+  CHECK(after.write_mib == Approx(before.write_mib));
+  CHECK(after.read_count == before.read_count);
+  CHECK(after.write_count == before.write_count);
+}
+
+TEST_CASE("a process whose parent is outside the job keeps its io in the job after it exits", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  // bash (1011) is a child of slurmstepd (1010), which is not part of the job's
+  // processes: when bash exits, its I/O leaves with it.
+  const JobSample before = job(h.sampler.sample(1.0), "101");
+  fs::remove_all(copy.proc("1011"));
+  copy.write(copy.cgroup(kJob101Freezer) / "step_batch/cgroup.procs", "1012\n");
+  // python3 (1012), re-parented, goes on reading: 10 more reads, 1 MiB more.
+  copy.write(copy.proc("1012/io"), io_text(2500 + 10, 800, 104857600 + 1048576, 10485760));
+  const JobSample after = job(h.sampler.sample(2.0), "101");
+  // bash's 30 reads and 4096 bytes stay in the job beside python3's growth.
+  CHECK(after.read_count == before.read_count + 10);
+  CHECK(after.read_mib == Approx(before.read_mib + 1.0));
+  // and they are not added a second time on the next pass
+  const JobSample later = job(h.sampler.sample(3.0), "101");
+  CHECK(later.read_count == before.read_count + 10);
+}
+
+TEST_CASE("uses_scratch stays 1 after the job's processes leave scratch", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  CHECK(job(h.sampler.sample(1.0), "101").uses_scratch);
+
+  // python3 moves out of /scratch and closes its scratch files.
+  copy.relink(copy.proc("1012/cwd"), "/root/jobs");
+  copy.relink(copy.proc("1012/fd/3"), "/root/jobs/input.h5");
+  copy.relink(copy.proc("1012/fd/8"), "/root/jobs/input.h5");
+  CHECK(job(h.sampler.sample(2.0), "101").uses_scratch);
+
+  // A sampler that never saw the scratch use reports 0 for the same tree.
+  Harness fresh(copy);
+  CHECK_FALSE(job(fresh.sampler.sample(3.0), "101").uses_scratch);
+}
+
+TEST_CASE("an ended job disappears from the next pass and its state is dropped", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  auto first = h.sampler.sample(1.0);
+  CHECK(first.size() == 2);
+  CHECK(h.sampler.tracked_jobs() == 2);
+
+  for (const char* ctrl : {"cpuacct", "memory", "cpuset", "freezer"})
+    fs::remove_all(copy.cgroup(ctrl) / "slurm/uid_65534/job_102");
+  auto second = h.sampler.sample(2.0);
+  CHECK(second.size() == 1);
+  CHECK_FALSE(has_job(second, "102"));
+  CHECK(h.sampler.tracked_jobs() == 1);
+  CHECK(total_errors(h.errors) == 0);
+}
+
+TEST_CASE("a leftover job cgroup without processes is neither sampled nor tracked", "[sampler]") {
+  FixtureCopy copy("leftover-empty");
+  Harness h(copy);
+  auto samples = h.sampler.sample(1.0);
+  REQUIRE(samples.size() == 1);
+  CHECK(samples[0].job_id == "602");
+  CHECK(h.sampler.tracked_jobs() == 1);
+  CHECK(total_errors(h.errors) == 0);
+}
+
+TEST_CASE("a pid listed in cgroup.procs without a /proc entry is skipped and not counted as an error", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  copy.write(copy.cgroup(kJob101Freezer) / "step_batch/cgroup.procs", "1011\n1012\n4242\n");
+  Harness h(copy);
+  auto samples = h.sampler.sample(1.0);
+  CHECK(job(samples, "101").processes == 5);
+  CHECK(total_errors(h.errors) == 0);
+}
+
+TEST_CASE("a malformed memory.stat counts one cgroup error and every job is still sampled", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  copy.write(copy.cgroup("memory/slurm/uid_0/job_101/memory.stat"), "total_rss 53687x912\ntotal_shmem 0\n");
+  Harness h(copy);
+  auto samples = h.sampler.sample(1.0);
+  REQUIRE(samples.size() == 2);
+  auto totals = h.errors.totals();
+  CHECK(totals["cgroup"] == 1);
+  CHECK(total_errors(h.errors) == 1);
+  CHECK_FALSE(job(samples, "101").rss_mib);
+  CHECK(job(samples, "101").cpu_time_total == Approx(270.005));  // the job's other sources still count
+  REQUIRE(job(samples, "102").rss_mib);
+  CHECK(*job(samples, "102").rss_mib == Approx(2176.0));
+}
+
+TEST_CASE("a garbage /proc/<pid>/stat counts one proc error and only that process is skipped", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  copy.write(copy.proc("2022/stat"), "2022 (gmx_mpi) R 2020 garbage\n");
+  Harness h(copy);
+  auto samples = h.sampler.sample(1.0);
+  REQUIRE(samples.size() == 2);
+  CHECK(h.errors.totals()["proc"] == 1);
+  CHECK(total_errors(h.errors) == 1);
+  CHECK(job(samples, "102").processes == 3);
+  CHECK(job(samples, "101").processes == 5);
+}
+
+TEST_CASE("a live job without cpuacct.usage counts one cgroup error and keeps its other metrics", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  fs::remove(copy.cgroup(kJob101Cpuacct) / "cpuacct.usage");
+  Harness h(copy);
+  auto samples = h.sampler.sample(1.0);
+  CHECK(h.errors.totals()["cgroup"] == 1);
+  CHECK_FALSE(job(samples, "101").cpu_time_total);
+  CHECK(job(samples, "101").rss_mib);
+  CHECK(job(samples, "102").cpu_time_total == Approx(380.0));
+}
+
+TEST_CASE("jobs of excluded uids are skipped", "[sampler]") {
+  SECTION("uid from the v1 path") {
+    FixtureCopy copy("slurm-v1");
+    SamplerOptions options;
+    options.excluded_uids = {65534};
+    Harness h(copy, options);
+    auto samples = h.sampler.sample(1.0);
+    REQUIRE(samples.size() == 1);
+    CHECK(samples[0].job_id == "101");
+  }
+  SECTION("uid from the owner of /proc/<pid> (v2 has no uid in the path)") {
+    FixtureCopy copy("slurm-v2");  // the copy belongs to this test's user
+    SamplerOptions options;
+    options.excluded_uids = {static_cast<unsigned>(::geteuid())};
+    Harness h(copy, options);
+    CHECK(h.sampler.sample(1.0).empty());
+  }
+}
+
+TEST_CASE("without a peak file the memory peak is the high-water mark of the samples", "[sampler]") {
+  FixtureCopy copy("slurm-v2-multi");  // kernel without memory.peak
+  const fs::path stat = copy.cgroup("system.slice/node01_slurmstepd.scope/job_401/memory.stat");
+  Harness h(copy);
+  const JobSample first = job(h.sampler.sample(1.0), "401");
+  REQUIRE(first.rss_mib);
+  CHECK(*first.rss_mib == Approx(1056.0));
+  REQUIRE(first.memory_peak_mib);
+  CHECK(*first.memory_peak_mib == Approx(1056.0));
+
+  copy.write(stat, "anon 536870912\nfile 0\nshmem 0\n");  // 512 MiB
+  const JobSample lower = job(h.sampler.sample(2.0), "401");
+  CHECK(*lower.rss_mib == Approx(512.0));
+  CHECK(*lower.memory_peak_mib == Approx(1056.0));
+
+  copy.write(stat, "anon 2147483648\nfile 0\nshmem 67108864\n");  // 2048 + 64 MiB
+  const JobSample higher = job(h.sampler.sample(3.0), "401");
+  CHECK(*higher.memory_peak_mib == Approx(2112.0));
+}
+
+TEST_CASE("with a peak file the memory peak is the kernel's", "[sampler]") {
+  FixtureCopy copy("slurm-v2");
+  Harness h(copy);
+  const JobSample s = job(h.sampler.sample(1.0), "301");
+  REQUIRE(s.memory_peak_mib);
+  CHECK(*s.memory_peak_mib == Approx(1200.0));  // memory.peak, above the current 1056 MiB
+  REQUIRE(s.memory_limit_mib);
+  CHECK(*s.memory_limit_mib == Approx(2048.0));
+  CHECK_FALSE(job(h.sampler.sample(2.0), "302").memory_limit_mib);  // memory.max is "max"
+}
+
+TEST_CASE("v2 per-core seconds follow /proc/stat on an exclusive cpuset and sum to the cpu.stat total", "[sampler]") {
+  FixtureCopy copy("slurm-v2");  // 301 has cpus 0-1, 302 has 2-3: exclusive
+  const fs::path cpu_stat = copy.cgroup("system.slice/slurmstepd.scope/job_301/cpu.stat");
+  copy.write(copy.proc("stat"), proc_stat_text({1000, 1000, 1000, 1000}));
+  Harness h(copy);
+  const JobSample first = job(h.sampler.sample(100.0), "301");
+  REQUIRE(first.cpu_time_total);
+  CHECK(core_sum(first) == Approx(*first.cpu_time_total));
+
+  // 10 s more CPU time; cpu 0 was 3x as busy as cpu 1 meanwhile.
+  copy.write(cpu_stat, cpu_stat_text(130'000'000, 108'000'000, 22'000'000));
+  copy.write(copy.proc("stat"), proc_stat_text({1750, 1250, 1000, 1000}));
+  const JobSample second = job(h.sampler.sample(110.0), "301");
+  REQUIRE(second.cpu_time_total);
+  CHECK(*second.cpu_time_total == Approx(130.0));
+  CHECK(core_sum(second) == Approx(130.0));
+  CHECK(core_seconds(second, 0) - core_seconds(first, 0) == Approx(7.5));
+  CHECK(core_seconds(second, 1) - core_seconds(first, 1) == Approx(2.5));
+  REQUIRE(second.cpu_percent);
+  CHECK(*second.cpu_percent == Approx(100.0));
+
+  // And again: the sum keeps tracking the total.
+  copy.write(cpu_stat, cpu_stat_text(131'000'000, 109'000'000, 22'000'000));
+  copy.write(copy.proc("stat"), proc_stat_text({1800, 1300, 1000, 1000}));
+  const JobSample third = job(h.sampler.sample(120.0), "301");
+  CHECK(core_sum(third) == Approx(131.0));
+}
+
+TEST_CASE("v2 per-core seconds on a shared cpuset follow where the job's threads ran", "[sampler]") {
+  FixtureCopy copy("slurm-v2-multi");  // 401 has cpus 0-3, 402 has 2-5: shared
+  Harness h(copy);
+  const JobSample first = job(h.sampler.sample(100.0), "401");
+  REQUIRE(first.cpu_time_total);
+  CHECK(core_sum(first) == Approx(120.0));
+
+  // 8 s more CPU time: python3 (13012) ran 300 ticks on cpu 2, a.out (13021) 100 ticks on cpu 3.
+  copy.write(copy.cgroup("system.slice/node01_slurmstepd.scope/job_401/cpu.stat"),
+             cpu_stat_text(128'000'000, 107'000'000, 21'000'000));
+  copy.write(copy.proc("13012/stat"), stat_line(13012, "python3", 9000 + 300, 1500, 6, 700100, 2));
+  copy.write(copy.proc("13021/stat"), stat_line(13021, "a.out", 1000 + 100, 500, 1, 700210, 3));
+  const JobSample second = job(h.sampler.sample(110.0), "401");
+  CHECK(core_sum(second) == Approx(128.0));
+  CHECK(core_seconds(second, 0) - core_seconds(first, 0) == Approx(0.0));
+  CHECK(core_seconds(second, 1) - core_seconds(first, 1) == Approx(0.0));
+  CHECK(core_seconds(second, 2) - core_seconds(first, 2) == Approx(6.0));
+  CHECK(core_seconds(second, 3) - core_seconds(first, 3) == Approx(2.0));
+}
+
+// ---------------------------------------------------------------------------
+// Regression tests for collector bugs found while writing this suite.
+
+TEST_CASE("a malformed cpuacct.stat leaves user and system time unknown, not zero", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  copy.write(copy.cgroup(kJob101Cpuacct) / "cpuacct.stat", "user 26500\nsystem\n");
+  Harness h(copy);
+  const JobSample s = job(h.sampler.sample(1.0), "101");
+  CHECK(h.errors.totals()["cgroup"] == 1);
+  CHECK_FALSE(s.user_time);
+  CHECK_FALSE(s.system_time);
+}
+
+TEST_CASE("a process missing from one pass is not counted twice when it is seen again", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  const JobSample before = job(h.sampler.sample(1.0), "101");
+  const std::string stat = stat_line(1012, "python3", 12000, 300, 4, 500100, 1);
+  copy.write(copy.proc("1012/stat"), "1012 (python3) R garbage\n");  // one unreadable pass
+  h.sampler.sample(2.0);
+  copy.write(copy.proc("1012/stat"), stat);
+  const JobSample after = job(h.sampler.sample(3.0), "101");
+  CHECK(after.read_mib == Approx(before.read_mib));
+}
+
+TEST_CASE("a v2 job's owner is known even when its first listed pid has vanished", "[sampler]") {
+  FixtureCopy copy("slurm-v2");
+  // pid 2999 is listed first and has no /proc entry.
+  copy.write(copy.cgroup("system.slice/slurmstepd.scope/job_301/step_batch/slurm/cgroup.procs"), "2999\n3010\n");
+  Harness h(copy);
+  h.sampler.sample(1.0);
+  const JobSample s = job(h.sampler.sample(2.0), "301");
+  CHECK(s.uid);
+}
+
+TEST_CASE("the job environment is found past the first three processes in later passes", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  // 101's non-extern processes by pid: 1000 and 1010 (slurmstepd), 1011 (bash,
+  // here with an emptied environment), 1012 (python3, with SLURM_JOB_ID).
+  copy.write(copy.proc("1011/environ"), std::string("PATH=/usr/bin:/bin") + '\0');
+  Harness h(copy);
+  std::string account;
+  for (int pass = 0; pass < 10; ++pass) account = job(h.sampler.sample(1.0 + pass), "101").account;
+  CHECK(account == "physics");
+}
+
+TEST_CASE("a v2 job's owner is the user running it, not root-owned slurmstepd", "[sampler]") {
+  // Needs root to give the copy's /proc/<pid> dirs their real owners.
+  if (::geteuid() != 0) {
+    WARN("skipped: needs root to chown the fixture copy");
+    return;
+  }
+  FixtureCopy copy("slurm-v2");
+  // slurmstepd (4000, 4010) runs as root; the job's own processes as nobody.
+  for (const char* pid : {"4001", "4011", "4012"}) REQUIRE(::chown(copy.proc(pid).c_str(), 65534, 65534) == 0);
+  for (const char* pid : {"4000", "4010"}) REQUIRE(::chown(copy.proc(pid).c_str(), 0, 0) == 0);
+  Harness h(copy);
+  const JobSample s = job(h.sampler.sample(1.0), "302");
+  REQUIRE(s.uid);
+  CHECK(*s.uid == 65534);
+  CHECK(s.user == "nobody");
+}
+
+TEST_CASE("a cpuset that could not be read is read again in a later pass", "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  const fs::path cpus = copy.cgroup("cpuset/slurm/uid_0/job_101/cpuset.cpus");
+  copy.write(cpus, "0-x\n");
+  Harness h(copy);
+  h.sampler.sample(1.0);
+  copy.write(cpus, "0-1\n");
+  const JobSample s = job(h.sampler.sample(2.0), "101");
+  CHECK(s.cpus == std::vector<int>{0, 1});
+}
