@@ -83,7 +83,7 @@ fi
 # Excluded UIDs: every job of the fixture's uid 0 disappears.
 printf '# staff\n0\n' >"$tmp/uids"
 "$petricore" collect --once --once-window 0.01 "${roots[@]}" --exclude-uid-file "$tmp/uids" >"$tmp/out" 2>"$tmp/err"
-if ! grep -q 'uid="0"' "$tmp/out" && grep -q '^petricore_jobs' "$tmp/out"; then ok "excluded uid's jobs are skipped"
+if ! grep -q 'slurm_job="101"' "$tmp/out" && grep -q 'jobs_info{.*slurm_job="102",.*,uid="65534"' "$tmp/out"; then ok "excluded uid's jobs are skipped, the others kept"
 else not_ok "exclude uid file"; fi
 
 echo "$pass passed, $fail failed"
