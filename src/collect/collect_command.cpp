@@ -9,6 +9,7 @@
 #include "collect/textfile_sink.hpp"
 #include "core/log.hpp"
 
+#include <malloc.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -121,6 +122,10 @@ int run_collect(CollectOptions o) {
   sampler_options.max_proc_names = o.max_proc_names;
   if (!o.exclude_uid_file.empty()) sampler_options.excluded_uids = read_uid_file(o.exclude_uid_file);
 
+  // One malloc arena: the HTTP threads would otherwise each get their own,
+  // about 0.6 MiB of resident memory apiece on a busy node, for no gain at
+  // one scrape every few seconds.
+  ::mallopt(M_ARENA_MAX, 1);
   sigset_t stop_signals = block_stop_signals();
   ErrorCounter errors;
   Sampler sampler(o.cgroup_root, o.proc_root, std::move(layout), sampler_options, errors);

@@ -1,6 +1,7 @@
 #include "collect/push_sink.hpp"
 
 #include "collect/exposition.hpp"
+#include "core/curl_library.hpp"
 #include "core/log.hpp"
 #include "petricore_version.hpp"
 
@@ -16,23 +17,13 @@
 namespace petricore::collect {
 namespace {
 
-// libcurl must be initialised once before any handle exists, and cleaning it
-// up at exit would race with threads still running, so it is never cleaned
-// up. The function-local static makes concurrent first calls safe.
-void ensure_curl_global_init() {
-  static const CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-  if (rc != CURLE_OK) {
-    throw std::runtime_error(std::string("cannot initialise libcurl: ") + curl_easy_strerror(rc));
-  }
-}
-
 struct CurlEasyDeleter {
-  void operator()(CURL* handle) const { curl_easy_cleanup(handle); }
+  void operator()(CURL* handle) const { curl_library().easy_cleanup(handle); }
 };
 using CurlEasy = std::unique_ptr<CURL, CurlEasyDeleter>;
 
 struct CurlSlistDeleter {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+  void operator()(curl_slist* list) const { curl_library().slist_free_all(list); }
 };
 using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
 
@@ -77,11 +68,12 @@ std::string validated_base_url(const std::string& url) {
   }
   // libcurl's own parser, so that a malformed URL is a start-up error rather
   // than a failed push every interval.
-  std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> parsed(curl_url(), &curl_url_cleanup);
+  const CurlLibrary& curl = curl_library();
+  std::unique_ptr<CURLU, decltype(curl.url_cleanup)> parsed(curl.url(), curl.url_cleanup);
   if (!parsed) throw std::runtime_error("cannot parse URLs (out of memory)");
-  const CURLUcode rc = curl_url_set(parsed.get(), CURLUPART_URL, base.c_str(), 0);
+  const CURLUcode rc = curl.url_set(parsed.get(), CURLUPART_URL, base.c_str(), 0);
   if (rc != CURLUE_OK) {
-    throw std::invalid_argument("push URL '" + shown + "' is malformed: " + curl_url_strerror(rc));
+    throw std::invalid_argument("push URL '" + shown + "' is malformed: " + curl.url_strerror(rc));
   }
   return base;
 }
@@ -169,8 +161,7 @@ class PushSink final : public Sink {
  public:
   PushSink(const PushTarget& target, ErrorCounter& errors)
       : url_(push_group_url(target)), log_url_(redact_userinfo(url_)), errors_(errors) {
-    ensure_curl_global_init();
-    curl_.reset(curl_easy_init());
+    curl_.reset(lib_.easy_init());
     if (!curl_) throw std::runtime_error("cannot create a libcurl handle");
 
     std::string content_type = "Content-Type: ";
@@ -181,26 +172,26 @@ class PushSink final : public Sink {
 
     const long timeout_ms = std::max(1L, std::lround(target.timeout_seconds * 1000.0));
     CURL* h = curl_.get();
-    curl_easy_setopt(h, CURLOPT_URL, url_.c_str());
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for DNS timeouts; we have threads
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "petricore/" PETRICORE_VERSION);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer_);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep_body_start);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &response_body_);
+    lib_.easy_setopt(h, CURLOPT_URL, url_.c_str());
+    lib_.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for DNS timeouts; we have threads
+    lib_.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    lib_.easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+    lib_.easy_setopt(h, CURLOPT_USERAGENT, "petricore/" PETRICORE_VERSION);
+    lib_.easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer_);
+    lib_.easy_setopt(h, CURLOPT_WRITEFUNCTION, keep_body_start);
+    lib_.easy_setopt(h, CURLOPT_WRITEDATA, &response_body_);
   }
 
   bool publish(const Snapshot& snapshot) override {
     const std::string body = serialize_text(snapshot);
     CURL* h = curl_.get();
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers_.get());
+    lib_.easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
+    lib_.easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
+    lib_.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    lib_.easy_setopt(h, CURLOPT_HTTPHEADER, headers_.get());
     const bool ok = perform("push to ", "");
     // The body is about to go out of scope: do not leave libcurl pointing at it.
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, nullptr);
+    lib_.easy_setopt(h, CURLOPT_POSTFIELDS, nullptr);
     if (ok) {
       if (failures_ > 0) {
         log::info("push to " + log_url_ + " works again after " + std::to_string(failures_) + " failed attempt(s)");
@@ -217,9 +208,9 @@ class PushSink final : public Sink {
 
   void shutdown() override {
     CURL* h = curl_.get();
-    curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);  // forget any request body
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
+    lib_.easy_setopt(h, CURLOPT_HTTPGET, 1L);  // forget any request body
+    lib_.easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
+    lib_.easy_setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
     // Its own causes: a failed DELETE must be logged even when pushes
     // already failed the same way, since it leaves stale series behind.
     if (perform("deleting push group ", "DELETE ")) log::info("deleted push group " + log_url_);
@@ -229,7 +220,7 @@ class PushSink final : public Sink {
 
  private:
   void append_header(const char* header) {
-    curl_slist* list = curl_slist_append(headers_.get(), header);
+    curl_slist* list = lib_.slist_append(headers_.get(), header);
     if (!list) throw std::runtime_error("cannot build HTTP headers (out of memory)");
     if (!headers_) headers_.reset(list);  // later appends return the same head
   }
@@ -240,17 +231,17 @@ class PushSink final : public Sink {
   bool perform(const char* what, const char* cause_prefix) {
     response_body_.clear();
     error_buffer_[0] = '\0';
-    const CURLcode rc = curl_easy_perform(curl_.get());
+    const CURLcode rc = lib_.easy_perform(curl_.get());
     if (rc != CURLE_OK) {
-      std::string detail = std::string(what) + log_url_ + " failed: " + curl_easy_strerror(rc);
+      std::string detail = std::string(what) + log_url_ + " failed: " + lib_.easy_strerror(rc);
       if (error_buffer_[0] != '\0') detail += std::string(" (") + error_buffer_ + ")";
       // The cause is the stable curl_easy_strerror text, not the error
       // buffer, which carries timings and would defeat log-once.
-      errors_.count(error_source::push, std::string(cause_prefix) + curl_easy_strerror(rc), detail);
+      errors_.count(error_source::push, std::string(cause_prefix) + lib_.easy_strerror(rc), detail);
       return false;
     }
     long status = 0;
-    curl_easy_getinfo(curl_.get(), CURLINFO_RESPONSE_CODE, &status);
+    lib_.easy_getinfo(curl_.get(), CURLINFO_RESPONSE_CODE, &status);
     if (status >= 200 && status < 300) return true;
     const std::string cause = std::string(cause_prefix) + "HTTP " + std::to_string(status);
     std::string detail = std::string(what) + log_url_ + " failed: HTTP " + std::to_string(status);
@@ -260,6 +251,7 @@ class PushSink final : public Sink {
     return false;
   }
 
+  const CurlLibrary& lib_ = curl_library();
   const std::string url_;
   const std::string log_url_;
   ErrorCounter& errors_;

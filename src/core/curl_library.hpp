@@ -1,0 +1,36 @@
+// libcurl, loaded on first use instead of linked.
+//
+// Linking libcurl loads its ~30 dependent libraries (OpenSSL, GnuTLS,
+// Kerberos, libldap, p11-kit, ...) into every petricore process, and their
+// constructors cost the node daemon about 5 MiB of resident memory even when
+// it never makes an HTTP request. As systemd does for its optional libraries,
+// petricore dlopen()s libcurl the first time a module needs it. Only the
+// functions petricore calls are looked up; their types come from curl.h, so a
+// mismatch is a compile error.
+#pragma once
+
+#include <curl/curl.h>
+
+namespace petricore {
+
+struct CurlLibrary {
+  decltype(&::curl_easy_init) easy_init;
+  decltype(&::curl_easy_cleanup) easy_cleanup;
+  decltype(&::curl_easy_setopt) easy_setopt;
+  decltype(&::curl_easy_perform) easy_perform;
+  decltype(&::curl_easy_getinfo) easy_getinfo;
+  decltype(&::curl_easy_strerror) easy_strerror;
+  decltype(&::curl_slist_append) slist_append;
+  decltype(&::curl_slist_free_all) slist_free_all;
+  decltype(&::curl_url) url;
+  decltype(&::curl_url_set) url_set;
+  decltype(&::curl_url_cleanup) url_cleanup;
+  decltype(&::curl_url_strerror) url_strerror;
+};
+
+// Loads libcurl.so.4 and runs curl_global_init once per process (thread-safe).
+// Throws std::runtime_error with a one-line reason when the library or one of
+// its functions cannot be loaded.
+const CurlLibrary& curl_library();
+
+}  // namespace petricore
