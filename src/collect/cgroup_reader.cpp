@@ -156,9 +156,9 @@ bool CgroupReader::collect_processes(int dirfd, const std::string& path, bool in
   for (const auto& child : children) {
     auto child_fd = open_directory_at(dirfd, child.c_str());
     if (!child_fd) continue;  // removed meanwhile
-    complete = collect_processes(child_fd->get(), path + "/" + child, in_extern || child == "step_extern", depth + 1,
-                                 out) &&
-               complete;
+    complete =
+        collect_processes(child_fd->get(), path + "/" + child, in_extern || child == "step_extern", depth + 1, out) &&
+        complete;
   }
   return complete;
 }

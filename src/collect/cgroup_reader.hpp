@@ -4,8 +4,8 @@
 // live cgroup, unreadable or malformed is counted as a "cgroup" error.
 #pragma once
 
-#include "collect/layout.hpp"
 #include "collect/file_reader.hpp"
+#include "collect/layout.hpp"
 #include "core/unique_fd.hpp"
 
 #include <cstdint>

@@ -1,7 +1,9 @@
 #include "collect/kernel_formats.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <initializer_list>
 #include <system_error>
 
 namespace petricore::collect {
@@ -146,6 +148,30 @@ bool for_each_key_value(std::string_view text, bool colon, Fn&& fn) {
 }
 
 // "123 kB" as found in /proc/<pid>/status.
+// Reads the unsigned values of the keys in `wanted` from a "key value" file
+// (a colon after each key when `colon`) into the slot of the same index.
+// Other keys are ignored, except those in `checked`, which are known and must
+// still hold numbers. False when a wanted or checked value is not a number.
+template <std::size_t N>
+bool read_u64_fields(std::string_view text, bool colon, const std::array<std::string_view, N>& wanted,
+                     std::array<std::optional<std::uint64_t>, N>& slots,
+                     std::initializer_list<std::string_view> checked = {}) {
+  return for_each_key_value(text, colon, [&](std::string_view key, std::string_view value) {
+    for (std::size_t i = 0; i < N; ++i) {
+      if (key != wanted[i]) continue;
+      std::uint64_t v = 0;
+      if (!parse_whole(value, v)) return false;
+      slots[i] = v;
+      return true;
+    }
+    for (std::string_view known : checked) {
+      std::uint64_t ignored = 0;
+      if (key == known) return parse_whole(value, ignored);
+    }
+    return true;
+  });
+}
+
 bool parse_kib(std::string_view value, std::uint64_t& out) {
   if (!ends_with(value, "kB")) return false;
   value.remove_suffix(2);
@@ -257,87 +283,33 @@ std::optional<std::vector<std::uint64_t>> parse_cpuacct_usage_percpu(std::string
 }
 
 std::optional<CpuacctStat> parse_cpuacct_stat(std::string_view text) {
-  std::optional<std::uint64_t> user;
-  std::optional<std::uint64_t> system;
-  const bool ok = for_each_key_value(text, false, [&](std::string_view key, std::string_view value) {
-    std::optional<std::uint64_t>* slot = nullptr;
-    if (key == "user")
-      slot = &user;
-    else if (key == "system")
-      slot = &system;
-    else
-      return true;
-    std::uint64_t v = 0;
-    if (!parse_whole(value, v)) return false;
-    *slot = v;
-    return true;
-  });
-  if (!ok || !user || !system) return std::nullopt;
-  return CpuacctStat{*user, *system};
+  std::array<std::optional<std::uint64_t>, 2> v;
+  if (!read_u64_fields<2>(text, false, {"user", "system"}, v) || !v[0] || !v[1]) return std::nullopt;
+  return CpuacctStat{*v[0], *v[1]};
 }
 
 std::optional<CpuStat> parse_cpu_stat(std::string_view text) {
-  std::optional<std::uint64_t> usage;
-  std::optional<std::uint64_t> user;
-  std::optional<std::uint64_t> system;
-  const bool ok = for_each_key_value(text, false, [&](std::string_view key, std::string_view value) {
-    std::optional<std::uint64_t>* slot = nullptr;
-    if (key == "usage_usec")
-      slot = &usage;
-    else if (key == "user_usec")
-      slot = &user;
-    else if (key == "system_usec")
-      slot = &system;
-    else
-      return true;
-    std::uint64_t v = 0;
-    if (!parse_whole(value, v)) return false;
-    *slot = v;
-    return true;
-  });
-  if (!ok || !usage || !user || !system) return std::nullopt;
-  return CpuStat{*usage, *user, *system};
+  std::array<std::optional<std::uint64_t>, 3> v;
+  if (!read_u64_fields<3>(text, false, {"usage_usec", "user_usec", "system_usec"}, v) || !v[0] || !v[1] || !v[2])
+    return std::nullopt;
+  return CpuStat{*v[0], *v[1], *v[2]};
 }
 
 std::optional<MemoryStat> parse_memory_stat(std::string_view text) {
-  std::optional<std::uint64_t> rss;          // v1 local
-  std::optional<std::uint64_t> total_rss;    // v1 hierarchical
-  std::optional<std::uint64_t> anon;         // v2
-  std::optional<std::uint64_t> shmem;        // v1 local, v2
-  std::optional<std::uint64_t> total_shmem;  // v1 hierarchical
-  const bool ok = for_each_key_value(text, false, [&](std::string_view key, std::string_view value) {
-    std::optional<std::uint64_t>* slot = nullptr;
-    if (key == "rss")
-      slot = &rss;
-    else if (key == "total_rss")
-      slot = &total_rss;
-    else if (key == "anon")
-      slot = &anon;
-    else if (key == "shmem")
-      slot = &shmem;
-    else if (key == "total_shmem")
-      slot = &total_shmem;
-    else
-      return true;
-    std::uint64_t v = 0;
-    if (!parse_whole(value, v)) return false;
-    *slot = v;
-    return true;
-  });
-  if (!ok) return std::nullopt;
+  // v1 local (rss, shmem) and hierarchical (total_*) keys; v2 anon and shmem.
+  enum { kRss, kTotalRss, kAnon, kShmem, kTotalShmem };
+  std::array<std::optional<std::uint64_t>, 5> v;
+  if (!read_u64_fields<5>(text, false, {"rss", "total_rss", "anon", "shmem", "total_shmem"}, v)) return std::nullopt;
   MemoryStat stat;
-  if (total_rss)
-    stat.anon = *total_rss;
-  else if (rss)
-    stat.anon = *rss;
-  else if (anon)
-    stat.anon = *anon;
+  if (v[kTotalRss])
+    stat.anon = *v[kTotalRss];
+  else if (v[kRss])
+    stat.anon = *v[kRss];
+  else if (v[kAnon])
+    stat.anon = *v[kAnon];
   else
     return std::nullopt;
-  if (total_shmem)
-    stat.shmem = *total_shmem;
-  else if (shmem)
-    stat.shmem = *shmem;
+  stat.shmem = v[kTotalShmem].value_or(v[kShmem].value_or(0));
   return stat;
 }
 
@@ -437,34 +409,12 @@ std::optional<ProcStatus> parse_proc_status(std::string_view text) {
 }
 
 std::optional<ProcIo> parse_proc_io(std::string_view text) {
-  std::optional<std::uint64_t> syscr;
-  std::optional<std::uint64_t> syscw;
-  std::optional<std::uint64_t> read_bytes;
-  std::optional<std::uint64_t> write_bytes;
-  const bool ok = for_each_key_value(text, true, [&](std::string_view key, std::string_view value) {
-    std::optional<std::uint64_t>* slot = nullptr;
-    if (key == "syscr")
-      slot = &syscr;
-    else if (key == "syscw")
-      slot = &syscw;
-    else if (key == "read_bytes")
-      slot = &read_bytes;
-    else if (key == "write_bytes")
-      slot = &write_bytes;
-    else if (key == "rchar" || key == "wchar" || key == "cancelled_write_bytes") {
-      // Known but unused: still has to be a number.
-      std::uint64_t ignored = 0;
-      return parse_whole(value, ignored);
-    } else {
-      return true;
-    }
-    std::uint64_t v = 0;
-    if (!parse_whole(value, v)) return false;
-    *slot = v;
-    return true;
-  });
-  if (!ok || !syscr || !syscw || !read_bytes || !write_bytes) return std::nullopt;
-  return ProcIo{*syscr, *syscw, *read_bytes, *write_bytes};
+  std::array<std::optional<std::uint64_t>, 4> v;
+  if (!read_u64_fields<4>(text, true, {"syscr", "syscw", "read_bytes", "write_bytes"}, v,
+                          {"rchar", "wchar", "cancelled_write_bytes"}) ||
+      !v[0] || !v[1] || !v[2] || !v[3])
+    return std::nullopt;
+  return ProcIo{*v[0], *v[1], *v[2], *v[3]};
 }
 
 std::optional<std::string> environ_value(std::string_view environ, std::string_view key) {

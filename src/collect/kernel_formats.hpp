@@ -72,7 +72,7 @@ struct ProcStat {
   std::string comm;  // usually at most 15 bytes (TASK_COMM_LEN); workqueue
                      // kthreads show longer names ("kworker/u8:0-events_unbound")
   char state = '?';
-  int ppid = 0;                // parent pid (0 for the kernel's own)
+  int ppid = 0;             // parent pid (0 for the kernel's own)
   std::uint64_t utime = 0;  // USER_HZ ticks
   std::uint64_t stime = 0;  // USER_HZ ticks
   std::int64_t num_threads = 0;

@@ -6,8 +6,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include <charconv>
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 

@@ -4,8 +4,8 @@
 // files are counted ("proc", or "environ" for the job environment).
 #pragma once
 
-#include "collect/kernel_formats.hpp"
 #include "collect/file_reader.hpp"
+#include "collect/kernel_formats.hpp"
 #include "core/unique_fd.hpp"
 
 #include <cstdint>

@@ -55,7 +55,7 @@ struct TrackedProcess {
   ProcIo io;                    // last values read
   std::uint64_t cpu_ticks = 0;  // utime + stime
   int ppid = 0;
-  bool listed = false;          // in the job's cgroup.procs this pass
+  bool listed = false;  // in the job's cgroup.procs this pass
 };
 
 struct JobState {
@@ -132,9 +132,7 @@ struct Sampler::Impl {
         errors(e) {}
 
   std::vector<JobSample> sample(double now);
-  bool excluded(const JobState& state) const {
-    return state.uid && options.excluded_uids.count(*state.uid) != 0;
-  }
+  bool excluded(const JobState& state) const { return state.uid && options.excluded_uids.count(*state.uid) != 0; }
   std::optional<JobSample> sample_job(const JobCgroups& cg, JobState& state, double now, bool exclusive_cpuset,
                                       const std::vector<std::uint64_t>* cpu_busy_delta);
   void read_environ(int pid, JobState& state);
@@ -385,8 +383,8 @@ std::vector<JobSample> Sampler::Impl::sample(double now) {
     if (!state.cpus && !excluded(state)) state.cpus = cgroups.cpuset(cg);
   }
 
-  bool any_v2 = std::any_of(found.begin(), found.end(),
-                            [](const JobCgroups& cg) { return cg.version == CgroupVersion::V2; });
+  bool any_v2 =
+      std::any_of(found.begin(), found.end(), [](const JobCgroups& cg) { return cg.version == CgroupVersion::V2; });
   std::vector<std::uint64_t> cpu_busy_delta;
   std::unordered_map<int, int> jobs_per_cpu;
   if (any_v2) {

@@ -36,12 +36,12 @@
 
 #include <algorithm>
 #include <array>
-#include <memory>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -70,7 +70,9 @@ Cpu now_cpu() {
   return c;
 }
 
-Cpu operator-(const Cpu& a, const Cpu& b) { return {a.user_ms - b.user_ms, a.sys_ms - b.sys_ms, a.wall_ms - b.wall_ms}; }
+Cpu operator-(const Cpu& a, const Cpu& b) {
+  return {a.user_ms - b.user_ms, a.sys_ms - b.sys_ms, a.wall_ms - b.wall_ms};
+}
 Cpu& operator+=(Cpu& a, const Cpu& b) {
   a.user_ms += b.user_ms;
   a.sys_ms += b.sys_ms;
@@ -202,9 +204,8 @@ class Baseline {
         std::snprintf(path, sizeof path, "%d/fd", pid);
         int fd_dir = ::openat(proc_, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd_dir >= 0) {
-          for_each_entry(fd_dir, [&](const char* name, unsigned char) {
-            ::readlinkat(fd_dir, name, link_, sizeof link_);
-          });
+          for_each_entry(fd_dir,
+                         [&](const char* name, unsigned char) { ::readlinkat(fd_dir, name, link_, sizeof link_); });
           ::close(fd_dir);
         }
         std::snprintf(path, sizeof path, "%d/cwd", pid);
@@ -255,8 +256,10 @@ class Baseline {
       int pid = 0;
       for (std::size_t i = 0; i < used; ++i) {
         char c = buffer_[i];
-        if (c >= '0' && c <= '9') pid = pid * 10 + (c - '0');
-        else if (pid) pids_.push_back(pid), pid = 0;
+        if (c >= '0' && c <= '9')
+          pid = pid * 10 + (c - '0');
+        else if (pid)
+          pids_.push_back(pid), pid = 0;
       }
     }
     if (depth >= 5) return;
@@ -343,16 +346,26 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage();
       return argv[++i];
     };
-    if (a == "--passes") o.passes = std::atoi(value().c_str());
-    else if (a == "--warmup") o.warmup = std::atoi(value().c_str());
-    else if (a == "--cycles") o.cycles = std::atoi(value().c_str());
-    else if (a == "--only") o.only = value();
-    else if (a == "--cgroup-root") o.cgroup_root = value();
-    else if (a == "--proc-root") o.proc_root = value();
-    else if (a == "--worker") o.worker = value();
-    else if (a == "--root") o.root = value();
-    else if (a == "--files") o.files = value();
-    else usage();
+    if (a == "--passes")
+      o.passes = std::atoi(value().c_str());
+    else if (a == "--warmup")
+      o.warmup = std::atoi(value().c_str());
+    else if (a == "--cycles")
+      o.cycles = std::atoi(value().c_str());
+    else if (a == "--only")
+      o.only = value();
+    else if (a == "--cgroup-root")
+      o.cgroup_root = value();
+    else if (a == "--proc-root")
+      o.proc_root = value();
+    else if (a == "--worker")
+      o.worker = value();
+    else if (a == "--root")
+      o.root = value();
+    else if (a == "--files")
+      o.files = value();
+    else
+      usage();
   }
   if (o.mode != "measure" && o.mode != "churn") usage();
   if (o.mode == "churn" && (o.worker.empty() || o.root.empty() || o.files.empty())) usage();
@@ -415,9 +428,10 @@ int measure(const Options& o) {
   double n = o.passes;
   long rss = status_kib("VmRSS"), hwm = status_kib("VmHWM");
 
-  std::printf("node: %zu jobs, %zu processes, %zu threads, %zu open regular files (sampler view); "
-              "baseline visited %zu processes\n",
-              last.jobs, last.processes, last.threads, last.open_files, baseline_processes);
+  std::printf(
+      "node: %zu jobs, %zu processes, %zu threads, %zu open regular files (sampler view); "
+      "baseline visited %zu processes\n",
+      last.jobs, last.processes, last.threads, last.open_files, baseline_processes);
   std::printf("exposition: %zu series, %zu bytes; collector errors counted: %llu\n", last.series, last.text_bytes,
               static_cast<unsigned long long>(total_errors(errors)));
   std::printf("per pass, mean of %d passes after %d warm-up passes, the two alternating:\n", o.passes, o.warmup);
@@ -438,7 +452,8 @@ int measure(const Options& o) {
     std::printf("  CPU ratio petricore / baseline: %.2f (target <= 1.5); wall ratio %.2f\n", b > 0 ? s / b : 0.0,
                 b_total.wall_ms > 0 ? s_total.wall_ms / b_total.wall_ms : 0.0);
     if (last.processes > 0)
-      std::printf("  per process: petricore %.1f us CPU, baseline %.1f us CPU\n", s * 1e3 / n / static_cast<double>(last.processes),
+      std::printf("  per process: petricore %.1f us CPU, baseline %.1f us CPU\n",
+                  s * 1e3 / n / static_cast<double>(last.processes),
                   b * 1e3 / n / static_cast<double>(std::max<std::size_t>(baseline_processes, 1)));
   }
   std::printf("collect_bench process: VmRSS %.1f MiB after the passes (%.1f MiB before the first), VmHWM %.1f MiB\n",
@@ -504,9 +519,10 @@ int churn(const Options& o) {
   if (fifo_fd < 0) throw std::runtime_error("open " + fifo + ": " + std::strerror(errno));
 
   const std::set<int> report_at = {0, 1, 10, 100, 500, o.cycles};
-  std::printf("churn: %d cycles of (create a job with 1 process, pass, kill + remove it, pass), one Sampler\n"
-              "       (layout: pattern over %s only; the report pass runs after the cycle's removal)\n",
-              o.cycles, o.root.c_str());
+  std::printf(
+      "churn: %d cycles of (create a job with 1 process, pass, kill + remove it, pass), one Sampler\n"
+      "       (layout: pattern over %s only; the report pass runs after the cycle's removal)\n",
+      o.cycles, o.root.c_str());
   std::printf("  %7s %10s %10s %8s %8s %12s %8s %10s\n", "cycle", "VmRSS KiB", "VmHWM KiB", "fds", "series",
               "tracked_jobs", "errors", "ms/cycle");
   long base_id = static_cast<long>(::getpid()) * 10000;
@@ -518,8 +534,8 @@ int churn(const Options& o) {
     Cpu now = now_cpu();
     double ms = cycle > last_report ? (now.wall_ms - last_time.wall_ms) / (cycle - last_report) : 0.0;
     std::printf("  %7d %10ld %10ld %8d %8zu %12zu %8llu %10.2f\n", cycle, status_kib("VmRSS"), status_kib("VmHWM"),
-                open_fd_count(), r.series, sampler->tracked_jobs(), static_cast<unsigned long long>(total_errors(errors)),
-                ms);
+                open_fd_count(), r.series, sampler->tracked_jobs(),
+                static_cast<unsigned long long>(total_errors(errors)), ms);
     std::fflush(stdout);
     last_report = cycle;
     last_time = now_cpu();

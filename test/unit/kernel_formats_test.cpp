@@ -261,17 +261,17 @@ TEST_CASE("cpu list is sorted and de-duplicated") {
 }
 
 TEST_CASE("malformed cpu lists are rejected") {
-  CHECK_FALSE(parse_cpu_list("3-1"));   // reversed range
+  CHECK_FALSE(parse_cpu_list("3-1"));  // reversed range
   CHECK_FALSE(parse_cpu_list("a"));
   CHECK_FALSE(parse_cpu_list("1-"));
-  CHECK_FALSE(parse_cpu_list("-1"));    // negative
+  CHECK_FALSE(parse_cpu_list("-1"));  // negative
   CHECK_FALSE(parse_cpu_list("-1-3"));
   CHECK_FALSE(parse_cpu_list("1--3"));
   CHECK_FALSE(parse_cpu_list("1-2-3"));
   CHECK_FALSE(parse_cpu_list("0,,1"));  // empty item
   CHECK_FALSE(parse_cpu_list("0,"));
   CHECK_FALSE(parse_cpu_list(",0"));
-  CHECK_FALSE(parse_cpu_list("0 1"));   // separator must be a comma
+  CHECK_FALSE(parse_cpu_list("0 1"));  // separator must be a comma
   CHECK_FALSE(parse_cpu_list("0x1"));
   CHECK_FALSE(parse_cpu_list("+1"));
   CHECK_FALSE(parse_cpu_list("0-7:2"));  // stride syntax is input-only in the kernel
@@ -392,8 +392,7 @@ TEST_CASE("cpuacct.usage_percpu with a trailing space and newline") {
 }
 
 TEST_CASE("cpuacct.usage_percpu keeps the largest value") {
-  CHECK(parse_cpuacct_usage_percpu("18446744073709551615 1\n") ==
-        std::vector<std::uint64_t>{kU64Max, 1});
+  CHECK(parse_cpuacct_usage_percpu("18446744073709551615 1\n") == std::vector<std::uint64_t>{kU64Max, 1});
 }
 
 TEST_CASE("empty cpuacct.usage_percpu is malformed") {
@@ -443,8 +442,9 @@ TEST_CASE("cpuacct.stat with a bad value is malformed") {
 
 TEST_CASE("cpu.stat with the three usage keys and ignored extras") {
   // real unified cpu.stat (kernel 6.18)
-  auto stat = parse_cpu_stat("usage_usec 54008784\nuser_usec 29711376\nsystem_usec 24297407\n"
-                             "nice_usec 0\n");
+  auto stat = parse_cpu_stat(
+      "usage_usec 54008784\nuser_usec 29711376\nsystem_usec 24297407\n"
+      "nice_usec 0\n");
   REQUIRE(stat);
   CHECK(stat->usage_usec == 54008784);
   CHECK(stat->user_usec == 29711376);
@@ -540,8 +540,9 @@ TEST_CASE("memory.stat with a bad value for a used key is malformed") {
 }
 
 TEST_CASE("memory.stat ignores odd values of unused keys") {
-  auto stat = parse_memory_stat("hierarchical_memory_limit 99999999999999999999999\n"
-                                "some_future_key n/a\nanon 5\n");
+  auto stat = parse_memory_stat(
+      "hierarchical_memory_limit 99999999999999999999999\n"
+      "some_future_key n/a\nanon 5\n");
   REQUIRE(stat);
   CHECK(stat->anon == 5);
 }
@@ -596,9 +597,9 @@ TEST_CASE("real proc stat line of a kernel 6.x") {
 }
 
 TEST_CASE("proc stat picks each field by position") {
-  auto stat = parse_proc_stat(stat_line("slurmstepd", std::string(kStatFields3To24) +
-                                                          " 18446744073709551615 1 2 3 0 0 0 0 0 "
-                                                          "0 0 0 0 17 5 0 0 0\n"));
+  auto stat =
+      parse_proc_stat(stat_line("slurmstepd", std::string(kStatFields3To24) + " 18446744073709551615 1 2 3 0 0 0 0 0 "
+                                                                              "0 0 0 0 17 5 0 0 0\n"));
   REQUIRE(stat);
   CHECK(stat->pid == 4242);
   CHECK(stat->comm == "slurmstepd");
@@ -688,46 +689,55 @@ TEST_CASE("proc stat with a malformed head is rejected") {
 
 TEST_CASE("proc stat with a malformed field is rejected") {
   // state must be one letter
-  CHECK_FALSE(parse_proc_stat(stat_line("x", "SS 1 100 100 0 -1 4194560 500 0 2 0 1234 567 0 0 "
-                                             "20 0 8 0 98765 1000000 4321")));
-  CHECK_FALSE(parse_proc_stat(stat_line("x", "1 1 100 100 0 -1 4194560 500 0 2 0 1234 567 0 0 "
-                                             "20 0 8 0 98765 1000000 4321")));
+  CHECK_FALSE(parse_proc_stat(stat_line("x",
+                                        "SS 1 100 100 0 -1 4194560 500 0 2 0 1234 567 0 0 "
+                                        "20 0 8 0 98765 1000000 4321")));
+  CHECK_FALSE(parse_proc_stat(stat_line("x",
+                                        "1 1 100 100 0 -1 4194560 500 0 2 0 1234 567 0 0 "
+                                        "20 0 8 0 98765 1000000 4321")));
   // utime not a number
-  CHECK_FALSE(parse_proc_stat(stat_line("x", "S 1 100 100 0 -1 4194560 500 0 2 0 12x4 567 0 0 "
-                                             "20 0 8 0 98765 1000000 4321")));
+  CHECK_FALSE(parse_proc_stat(stat_line("x",
+                                        "S 1 100 100 0 -1 4194560 500 0 2 0 12x4 567 0 0 "
+                                        "20 0 8 0 98765 1000000 4321")));
   // utime negative
-  CHECK_FALSE(parse_proc_stat(stat_line("x", "S 1 100 100 0 -1 4194560 500 0 2 0 -1 567 0 0 "
-                                             "20 0 8 0 98765 1000000 4321")));
+  CHECK_FALSE(parse_proc_stat(stat_line("x",
+                                        "S 1 100 100 0 -1 4194560 500 0 2 0 -1 567 0 0 "
+                                        "20 0 8 0 98765 1000000 4321")));
   // an unused field (ppid) not a number
-  CHECK_FALSE(parse_proc_stat(stat_line("x", "S one 100 100 0 -1 4194560 500 0 2 0 1234 567 0 "
-                                             "0 20 0 8 0 98765 1000000 4321")));
+  CHECK_FALSE(parse_proc_stat(stat_line("x",
+                                        "S one 100 100 0 -1 4194560 500 0 2 0 1234 567 0 "
+                                        "0 20 0 8 0 98765 1000000 4321")));
   // rss not a number
-  CHECK_FALSE(parse_proc_stat(stat_line("x", "S 1 100 100 0 -1 4194560 500 0 2 0 1234 567 0 0 "
-                                             "20 0 8 0 98765 1000000 lots")));
+  CHECK_FALSE(parse_proc_stat(stat_line("x",
+                                        "S 1 100 100 0 -1 4194560 500 0 2 0 1234 567 0 0 "
+                                        "20 0 8 0 98765 1000000 lots")));
   // processor not a number
-  CHECK_FALSE(parse_proc_stat(stat_line("x", std::string(kStatFields3To24) +
-                                                 " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 cpu0")));
+  CHECK_FALSE(parse_proc_stat(stat_line("x", std::string(kStatFields3To24) + " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 cpu0")));
   // an optional field between rss and processor that is not a number
   CHECK_FALSE(parse_proc_stat(stat_line("x", std::string(kStatFields3To24) + " 0 zz 0\n")));
 }
 
 TEST_CASE("proc stat with overflowing numbers is rejected") {
-  CHECK_FALSE(parse_proc_stat(stat_line("x", "S 1 100 100 0 -1 4194560 500 0 2 0 "
-                                             "18446744073709551616 567 0 0 20 0 8 0 98765 "
-                                             "1000000 4321")));
-  CHECK_FALSE(parse_proc_stat(stat_line("x", "S 1 100 100 0 -1 4194560 500 0 2 0 1234 567 0 0 "
-                                             "20 0 8 0 99999999999999999999 1000000 4321")));
-  CHECK_FALSE(parse_proc_stat(stat_line("x", "S 1 100 100 0 -1 4194560 500 0 2 0 1234 567 0 0 "
-                                             "20 0 8 0 98765 1000000 9223372036854775808")));
-  CHECK_FALSE(parse_proc_stat(stat_line("x", std::string(kStatFields3To24) +
-                                                 " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 4294967296")));
+  CHECK_FALSE(parse_proc_stat(stat_line("x",
+                                        "S 1 100 100 0 -1 4194560 500 0 2 0 "
+                                        "18446744073709551616 567 0 0 20 0 8 0 98765 "
+                                        "1000000 4321")));
+  CHECK_FALSE(parse_proc_stat(stat_line("x",
+                                        "S 1 100 100 0 -1 4194560 500 0 2 0 1234 567 0 0 "
+                                        "20 0 8 0 99999999999999999999 1000000 4321")));
+  CHECK_FALSE(parse_proc_stat(stat_line("x",
+                                        "S 1 100 100 0 -1 4194560 500 0 2 0 1234 567 0 0 "
+                                        "20 0 8 0 98765 1000000 9223372036854775808")));
+  CHECK_FALSE(
+      parse_proc_stat(stat_line("x", std::string(kStatFields3To24) + " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 4294967296")));
 }
 
 TEST_CASE("proc stat accepts the largest utime and ignores fields after processor") {
-  auto stat = parse_proc_stat(stat_line("x", "S 1 100 100 0 -1 4194560 500 0 2 0 "
-                                             "18446744073709551615 567 0 0 20 0 8 0 98765 "
-                                             "1000000 4321 0 0 0 0 0 0 0 0 0 0 0 0 0 0 3 "
-                                             "0 0 0 0 0 0 0 0 0 0 0 0 0 0 future\n"));
+  auto stat = parse_proc_stat(stat_line("x",
+                                        "S 1 100 100 0 -1 4194560 500 0 2 0 "
+                                        "18446744073709551615 567 0 0 20 0 8 0 98765 "
+                                        "1000000 4321 0 0 0 0 0 0 0 0 0 0 0 0 0 0 3 "
+                                        "0 0 0 0 0 0 0 0 0 0 0 0 0 0 future\n"));
   REQUIRE(stat);
   CHECK(stat->utime == kU64Max);
   CHECK(stat->processor == 3);
@@ -756,8 +766,9 @@ TEST_CASE("proc status of a kernel thread has no rss lines") {
 }
 
 TEST_CASE("proc status takes the real uid, not the effective one") {
-  auto status = parse_proc_status("Tgid:\t77\nUid:\t1000\t0\t0\t0\nThreads:\t12\n"
-                                  "RssAnon:\t  204800 kB\nRssShmem:\t    4096 kB\n");
+  auto status = parse_proc_status(
+      "Tgid:\t77\nUid:\t1000\t0\t0\t0\nThreads:\t12\n"
+      "RssAnon:\t  204800 kB\nRssShmem:\t    4096 kB\n");
   REQUIRE(status);
   CHECK(status->tgid == 77);
   CHECK(status->uid == 1000);
@@ -801,8 +812,9 @@ TEST_CASE("proc status with a malformed used field is rejected") {
 }
 
 TEST_CASE("proc status ignores unknown keys whatever their value") {
-  auto status = parse_proc_status("Name:\tweird: name\nTgid:\t5\nFutureKey:\tnot a number\n"
-                                  "no colon line\n");
+  auto status = parse_proc_status(
+      "Name:\tweird: name\nTgid:\t5\nFutureKey:\tnot a number\n"
+      "no colon line\n");
   REQUIRE(status);
   CHECK(status->tgid == 5);
 }
@@ -819,9 +831,10 @@ TEST_CASE("real proc io") {
 }
 
 TEST_CASE("proc io of a busy process with large counters") {
-  auto io = parse_proc_io("rchar: 123456789012\nwchar: 98765432109\nsyscr: 4000000\n"
-                          "syscw: 3000000\nread_bytes: 18446744073709551615\n"
-                          "write_bytes: 77594624\ncancelled_write_bytes: 4096\n");
+  auto io = parse_proc_io(
+      "rchar: 123456789012\nwchar: 98765432109\nsyscr: 4000000\n"
+      "syscw: 3000000\nread_bytes: 18446744073709551615\n"
+      "write_bytes: 77594624\ncancelled_write_bytes: 4096\n");
   REQUIRE(io);
   CHECK(io->syscr == 4000000);
   CHECK(io->syscw == 3000000);
@@ -931,7 +944,7 @@ TEST_CASE("fd targets that are regular files") {
   CHECK(classify_fd_target("/scratch/u/job/out.dat") == FdTarget::RegularFile);
   CHECK(classify_fd_target("/home/u/.bashrc") == FdTarget::RegularFile);
   CHECK(classify_fd_target("/tmp/x") == FdTarget::RegularFile);
-  CHECK(classify_fd_target("/devices/x") == FdTarget::RegularFile);   // not under /dev
+  CHECK(classify_fd_target("/devices/x") == FdTarget::RegularFile);  // not under /dev
   CHECK(classify_fd_target("/procedures.txt") == FdTarget::RegularFile);
   CHECK(classify_fd_target("/system/lib.so") == FdTarget::RegularFile);
   CHECK(classify_fd_target("/memfd") == FdTarget::RegularFile);  // no colon: an ordinary name
@@ -975,7 +988,7 @@ TEST_CASE("fd target path strips the deleted suffix") {
   CHECK(fd_target_path("/tmp/x (deleted)") == "/tmp/x");
   CHECK(fd_target_path("/tmp/x") == "/tmp/x");
   CHECK(fd_target_path("/tmp/a (deleted) (deleted)") == "/tmp/a (deleted)");  // only once
-  CHECK(fd_target_path("/tmp/x(deleted)") == "/tmp/x(deleted)");  // needs the space
+  CHECK(fd_target_path("/tmp/x(deleted)") == "/tmp/x(deleted)");              // needs the space
   CHECK(fd_target_path("/tmp/x (deleted) ") == "/tmp/x (deleted) ");
   CHECK(fd_target_path("").empty());
 }

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "test_fixtures.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,27 +18,10 @@
 
 using namespace petricore::collect;
 namespace fs = std::filesystem;
+using petricore::test::fixtures_dir;
+using petricore::test::total_errors;
 
 namespace {
-
-// PETRICORE_FIXTURES (set by meson), else the source tree's test/fixtures.
-fs::path fixtures_dir() {
-  if (const char* env = std::getenv("PETRICORE_FIXTURES"); env != nullptr && *env != '\0') return env;
-  fs::path from_source = fs::path(__FILE__).parent_path().parent_path() / "fixtures";
-  if (fs::exists(from_source / "slurm-v1")) return from_source;
-  for (fs::path dir = fs::current_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (fs::exists(dir / "test" / "fixtures" / "slurm-v1")) return dir / "test" / "fixtures";
-    if (dir == dir.root_path()) break;
-  }
-  FAIL("fixtures not found: set PETRICORE_FIXTURES");
-  return {};
-}
-
-std::uint64_t total_errors(const ErrorCounter& errors) {
-  std::uint64_t n = 0;
-  for (const auto& [source, count] : errors.totals()) n += count;
-  return n;
-}
 
 std::vector<JobCgroups> discover_in(const fs::path& cgroup_root, LayoutKind kind = LayoutKind::Auto,
                                     const std::string& pattern = {}, ErrorCounter* counter = nullptr) {

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "test_fixtures.hpp"
+
 #include <unistd.h>
 
 #include <cstdint>
@@ -20,22 +22,12 @@
 
 using namespace petricore::collect;
 namespace fs = std::filesystem;
+using petricore::test::fixtures_dir;
+using petricore::test::total_errors;
 
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-
-fs::path fixtures_dir() {
-  if (const char* env = std::getenv("PETRICORE_FIXTURES"); env != nullptr && *env != '\0') return env;
-  fs::path from_source = fs::path(__FILE__).parent_path().parent_path() / "fixtures";
-  if (fs::exists(from_source / "slurm-v1")) return from_source;
-  for (fs::path dir = fs::current_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (fs::exists(dir / "test" / "fixtures" / "slurm-v1")) return dir / "test" / "fixtures";
-    if (dir == dir.root_path()) break;
-  }
-  FAIL("fixtures not found: set PETRICORE_FIXTURES");
-  return {};
-}
 
 // A private copy of one fixture case, removed at the end of the test.
 class FixtureCopy {
@@ -133,12 +125,6 @@ bool has_job(const std::vector<JobSample>& samples, const std::string& id) {
   for (const auto& s : samples)
     if (s.job_id == id) return true;
   return false;
-}
-
-std::uint64_t total_errors(const ErrorCounter& errors) {
-  std::uint64_t n = 0;
-  for (const auto& [source, count] : errors.totals()) n += count;
-  return n;
 }
 
 double core_sum(const JobSample& s) {

@@ -4,8 +4,8 @@
 #include "collect/push_sink.hpp"
 #include "collect/textfile_sink.hpp"
 
-#include <catch2/catch.hpp>
 #include <curl/curl.h>
+#include <catch2/catch.hpp>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -43,7 +43,9 @@ prometheus::MetricFamily rss_family(const std::string& job, double mib) {
   return family;
 }
 
-Snapshot snapshot_of(const std::string& job, double mib) { return {rss_family(job, mib)}; }
+Snapshot snapshot_of(const std::string& job, double mib) {
+  return {rss_family(job, mib)};
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -204,8 +206,8 @@ class FakeHttpServer {
         std::lock_guard<std::mutex> lock(mutex_);
         requests_.push_back(r);
       }
-      const std::string answer = "HTTP/1.1 " + std::to_string(status_.load()) +
-                                 " Whatever\r\nContent-Length: 11\r\n\r\nbad things\n";
+      const std::string answer =
+          "HTTP/1.1 " + std::to_string(status_.load()) + " Whatever\r\nContent-Length: 11\r\n\r\nbad things\n";
       if (::write(fd, answer.data(), answer.size()) < 0) return;
     }
   }
@@ -269,8 +271,7 @@ TEST_CASE("text exposition of an empty snapshot is empty", "[sinks]") {
 
 // ---------------------------------------------------------------- textfile
 
-TEST_CASE("textfile sink replaces the file with the exposition, leaving no temp file",
-          "[sinks]") {
+TEST_CASE("textfile sink replaces the file with the exposition, leaving no temp file", "[sinks]") {
   TempDir dir;
   const std::string path = dir.path() + "/jobs.prom";
   ErrorCounter errors;
@@ -313,8 +314,7 @@ TEST_CASE("textfile sink counts an error when the directory does not exist", "[s
   CHECK(dir.entries().empty());
 }
 
-TEST_CASE("textfile sink keeps the old file when the temp file cannot be created",
-          "[sinks]") {
+TEST_CASE("textfile sink keeps the old file when the temp file cannot be created", "[sinks]") {
   TempDir dir;
   const std::string path = dir.path() + "/jobs.prom";
   write_file(path, "old content\n");
@@ -383,8 +383,7 @@ TEST_CASE("push group URL escapes the grouping key and drops trailing slashes", 
   target.instance = "node01";
   CHECK(push_group_url(target) == "http://pgw:9091/metrics/job/jobs_exporter/instance/node01");
   target.instance = "node 01%";
-  CHECK(push_group_url(target) ==
-        "http://pgw:9091/metrics/job/jobs_exporter/instance/node%2001%25");
+  CHECK(push_group_url(target) == "http://pgw:9091/metrics/job/jobs_exporter/instance/node%2001%25");
   target.instance = "a/b";  // base64url of "a/b"
   CHECK(push_group_url(target) == "http://pgw:9091/metrics/job/jobs_exporter/instance@base64/YS9i");
   target.instance = "";
@@ -392,17 +391,15 @@ TEST_CASE("push group URL escapes the grouping key and drops trailing slashes", 
   target.base_url = "https://user:secret@pgw.example.org/prefix/";
   target.job = "j";
   target.instance = "n";
-  CHECK(push_group_url(target) ==
-        "https://user:secret@pgw.example.org/prefix/metrics/job/j/instance/n");
+  CHECK(push_group_url(target) == "https://user:secret@pgw.example.org/prefix/metrics/job/j/instance/n");
 }
 
 TEST_CASE("push sink rejects a base URL that is not http or https", "[sinks]") {
   ErrorCounter errors;
   PushTarget target;
   target.instance = "n1";
-  for (const char* url : {"", "localhost:9091", "ftp://pgw:9091", "http://", "https:///x",
-                          "http://pgw:9091/?a=b", "http://pgw:9091/#x", "http://pgw:99999",
-                          "http://u:p@ss@pgw:9091"}) {
+  for (const char* url : {"", "localhost:9091", "ftp://pgw:9091", "http://", "https:///x", "http://pgw:9091/?a=b",
+                          "http://pgw:9091/#x", "http://pgw:99999", "http://u:p@ss@pgw:9091"}) {
     target.base_url = url;
     INFO("base_url: " << url);
     CHECK_THROWS_AS(make_push_sink(target, errors), std::invalid_argument);
@@ -490,8 +487,7 @@ TEST_CASE("push sink PUTs the exposition to the group URL on one connection", "[
     CHECK(r.path == "/metrics/job/jobs_exporter/instance/node%201");
   }
   CHECK(requests[0].method == "PUT");
-  CHECK(requests[0].headers.find("\r\ncontent-type: text/plain; version=0.0.4") !=
-        std::string::npos);
+  CHECK(requests[0].headers.find("\r\ncontent-type: text/plain; version=0.0.4") != std::string::npos);
   CHECK(requests[0].body == serialize_text(snapshot_of("111", 1)));
   CHECK(requests[1].method == "PUT");
   CHECK(requests[1].body == serialize_text(snapshot_of("222", 2)));
@@ -523,8 +519,8 @@ TEST_CASE("listen addresses convert to civetweb's listening_ports", "[sinks]") {
   CHECK(civetweb_listening_ports("0.0.0.0:9966") == "0.0.0.0:9966");
   CHECK(civetweb_listening_ports("localhost:9966") == "127.0.0.1:9966");
   CHECK(civetweb_listening_ports("[::1]:9966") == "[::1]:9966");
-  for (const char* bad : {"", "9966", "host:", ":", ":65536", ":99999999", ":-1", ":12a",
-                          "::1:9966", "[::1]9966", "[::1]:", "[zz]:1", "[::1"}) {
+  for (const char* bad : {"", "9966", "host:", ":", ":65536", ":99999999", ":-1", ":12a", "::1:9966", "[::1]9966",
+                          "[::1]:", "[zz]:1", "[::1"}) {
     INFO("listen: " << bad);
     CHECK_THROWS_AS(civetweb_listening_ports(bad), std::invalid_argument);
   }
