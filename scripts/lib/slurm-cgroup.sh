@@ -4,17 +4,29 @@
 #   cpuacct, memory: <root>/uid_U/job_J/step_S/task_0
 #   cpuset, freezer: <root>/uid_U/job_J/step_S
 # Source this file; every function takes the Slurm root name (e.g. slurm_demo).
+# Functions that can fail return non-zero at the first failure (the system's
+# message on stderr), so callers can write `slurm_make_job ... || bail ...`.
 
 SLURM_CGROUP_BASE=${SLURM_CGROUP_BASE:-/sys/fs/cgroup}
 SLURM_CGROUP_CONTROLLERS=(cpuacct memory cpuset freezer)
 
-# Prints why real job cgroups cannot be made here, or nothing when they can.
+# Prints why real job cgroups cannot be made here, or nothing when they can:
+# needs root, and each controller mounted as a writable v1 hierarchy of its
+# own (the file this library or the collector uses there is present).
 slurm_cgroup_unavailable() {
   [ "$(id -u)" = 0 ] || { echo "needs root to create cgroups"; return; }
-  local c
+  local c d f
   for c in "${SLURM_CGROUP_CONTROLLERS[@]}"; do
-    [ -d "$SLURM_CGROUP_BASE/$c" ] || { echo "no cgroup v1 $c hierarchy at $SLURM_CGROUP_BASE/$c"; return; }
-    [ -w "$SLURM_CGROUP_BASE/$c" ] || { echo "cgroup v1 $c hierarchy is not writable"; return; }
+    d=$SLURM_CGROUP_BASE/$c
+    case $c in
+      cpuacct) f=cpuacct.usage ;;
+      memory) f=memory.limit_in_bytes ;;
+      cpuset) f=cpuset.cpus ;;
+      *) f=cgroup.procs ;;
+    esac
+    [ -d "$d" ] || { echo "no cgroup v1 $c hierarchy at $d"; return; }
+    if [ ! -f "$d/cgroup.procs" ] || [ ! -f "$d/$f" ]; then echo "$d is not a cgroup v1 $c hierarchy (no $f)"; return; fi
+    [ -w "$d" ] || { echo "cgroup v1 $c hierarchy $d is not writable"; return; }
   done
 }
 
@@ -32,35 +44,41 @@ _slurm_cpuset_fill() {  # dir [cpus]
   rel=${dir#"$top"/}
   parent=$top
   for part in ${rel//\// }; do
-    [ -n "$(cat "$parent/$part/cpuset.cpus")" ] || cat "$parent/cpuset.cpus" >"$parent/$part/cpuset.cpus"
-    [ -n "$(cat "$parent/$part/cpuset.mems")" ] || cat "$parent/cpuset.mems" >"$parent/$part/cpuset.mems"
+    [ -n "$(cat "$parent/$part/cpuset.cpus")" ] || cat "$parent/cpuset.cpus" >"$parent/$part/cpuset.cpus" || return 1
+    [ -n "$(cat "$parent/$part/cpuset.mems")" ] || cat "$parent/cpuset.mems" >"$parent/$part/cpuset.mems" || return 1
     parent=$parent/$part
   done
-  if [ -n "$cpus" ]; then echo "$cpus" >"$dir/cpuset.cpus"; fi
+  if [ -n "$cpus" ]; then echo "$cpus" >"$dir/cpuset.cpus" || return 1; fi
 }
 
-# Creates a job with one step. Options via env: JOB_CPUS (e.g. 0-1),
-# JOB_MEMORY_LIMIT (bytes or 512M).
+# Creates a job with one step; on an existing job, adds the step. Options
+# via env: JOB_CPUS (e.g. 0-1), JOB_MEMORY_LIMIT (bytes or 512M).
 slurm_make_job() {  # root uid job step
   local c d
   for c in "${SLURM_CGROUP_CONTROLLERS[@]}"; do
     d=$(slurm_step_dir "$1" "$2" "$3" "$4" "$c")
-    mkdir -p "$d"
+    mkdir -p "$d" || return 1
     if [ "$c" = cpuset ]; then
-      _slurm_cpuset_fill "$SLURM_CGROUP_BASE/cpuset/$1/uid_$2/job_$3" "${JOB_CPUS:-}"
-      _slurm_cpuset_fill "$d"
+      _slurm_cpuset_fill "$SLURM_CGROUP_BASE/cpuset/$1/uid_$2/job_$3" "${JOB_CPUS:-}" || return 1
+      _slurm_cpuset_fill "$d" || return 1
     fi
   done
   if [ -n "${JOB_MEMORY_LIMIT:-}" ]; then
-    echo "$JOB_MEMORY_LIMIT" > "$SLURM_CGROUP_BASE/memory/$1/uid_$2/job_$3/memory.limit_in_bytes"
+    echo "$JOB_MEMORY_LIMIT" > "$SLURM_CGROUP_BASE/memory/$1/uid_$2/job_$3/memory.limit_in_bytes" || return 1
   fi
 }
 
-# Moves a process into a step in every controller.
+# Moves a process into a step in every controller. A process can join by
+# itself, e.g. a subshell: ( slurm_add_pid ... "$BASHPID" || exit; exec cmd ).
+# Every path is looked up before the first move, so the lookups' own
+# subshells never run inside the job.
 slurm_add_pid() {  # root uid job step pid
-  local c
+  local c f procs=()
   for c in "${SLURM_CGROUP_CONTROLLERS[@]}"; do
-    echo "$5" > "$(slurm_step_dir "$1" "$2" "$3" "$4" "$c")/cgroup.procs"
+    procs+=("$(slurm_step_dir "$1" "$2" "$3" "$4" "$c")/cgroup.procs")
+  done
+  for f in "${procs[@]}"; do
+    echo "$5" > "$f" || return 1
   done
 }
 
@@ -79,27 +97,40 @@ slurm_spawn() {  # root uid job step cmd...
   disown "$SLURM_SPAWNED_PID"
 }
 
-# Kills every process of a job and removes its cgroups, leaf first.
+# Kills every process of a job and removes its cgroups, leaf first, then the
+# uid and root levels above it where no other job is left (another run's
+# jobs there are untouched). Kills again what appears meanwhile (e.g. a
+# child forked just before its parent died) and waits up to 5 s for the
+# processes to exit; returns non-zero when the job's cgroups are still there.
 slurm_remove_job() {  # root uid job
-  local c d pid
-  for c in "${SLURM_CGROUP_CONTROLLERS[@]}"; do
-    d="$SLURM_CGROUP_BASE/$c/$1/uid_$2/job_$3"
-    [ -d "$d" ] || continue
-    for pid in $(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
-  done
-  for c in "${SLURM_CGROUP_CONTROLLERS[@]}"; do
-    d="$SLURM_CGROUP_BASE/$c/$1/uid_$2/job_$3"
-    [ -d "$d" ] || continue
-    # A cgroup can only be removed once its processes are gone.
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-      find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
-      [ -d "$d" ] || break
-      sleep 0.1
+  local c d pid left=0 _
+  for _ in $(seq 50); do
+    for c in "${SLURM_CGROUP_CONTROLLERS[@]}"; do
+      d="$SLURM_CGROUP_BASE/$c/$1/uid_$2/job_$3"
+      [ -d "$d" ] || continue
+      find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null |
+        while read -r pid; do kill -9 "$pid" 2>/dev/null || true; done || true
     done
+    left=0
+    for c in "${SLURM_CGROUP_CONTROLLERS[@]}"; do
+      d="$SLURM_CGROUP_BASE/$c/$1/uid_$2/job_$3"
+      [ -d "$d" ] || continue
+      # A cgroup can only be removed once its processes are gone.
+      find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
+      if [ -d "$d" ]; then left=1; fi
+    done
+    [ "$left" = 0 ] && break
+    sleep 0.1
   done
+  for c in "${SLURM_CGROUP_CONTROLLERS[@]}"; do
+    d="$SLURM_CGROUP_BASE/$c/$1"
+    rmdir "$d/uid_$2" "$d" 2>/dev/null || true
+  done
+  [ "$left" = 0 ]
 }
 
-# Removes a whole Slurm root (all its jobs) from every controller.
+# Removes a whole Slurm root (all its jobs) from every controller. Always
+# returns 0; check the directories for leftovers.
 slurm_remove_root() {  # root
   local c d job uid
   for c in "${SLURM_CGROUP_CONTROLLERS[@]}"; do
@@ -108,7 +139,7 @@ slurm_remove_root() {  # root
     for job in "$d"/uid_*/job_*; do
       [ -d "$job" ] || continue
       uid=$(basename "$(dirname "$job")"); uid=${uid#uid_}
-      slurm_remove_job "$1" "$uid" "$(basename "$job" | sed 's/^job_//')"
+      slurm_remove_job "$1" "$uid" "$(basename "$job" | sed 's/^job_//')" || true
     done
   done
   for c in "${SLURM_CGROUP_CONTROLLERS[@]}"; do

@@ -1,6 +1,6 @@
 #include "core/curl_library.hpp"
 
-#include <dlfcn.h>
+#include "core/shared_library.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -8,32 +8,25 @@
 namespace petricore {
 namespace {
 
-template <typename Function>
-void resolve(void* handle, const char* name, Function& out) {
-  void* symbol = ::dlsym(handle, name);
-  if (symbol == nullptr) throw std::runtime_error(std::string{"cannot load libcurl: no symbol "} + name);
-  out = reinterpret_cast<Function>(symbol);
-}
-
 CurlLibrary load() {
-  // Never dlclose()d: the library lives as long as the process.
-  void* handle = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) throw std::runtime_error(std::string{"cannot load libcurl: "} + ::dlerror());
+  SharedLibrary so("libcurl.so.4");
   CurlLibrary lib{};
-  resolve(handle, "curl_easy_init", lib.easy_init);
-  resolve(handle, "curl_easy_cleanup", lib.easy_cleanup);
-  resolve(handle, "curl_easy_setopt", lib.easy_setopt);
-  resolve(handle, "curl_easy_perform", lib.easy_perform);
-  resolve(handle, "curl_easy_getinfo", lib.easy_getinfo);
-  resolve(handle, "curl_easy_strerror", lib.easy_strerror);
-  resolve(handle, "curl_slist_append", lib.slist_append);
-  resolve(handle, "curl_slist_free_all", lib.slist_free_all);
-  resolve(handle, "curl_url", lib.url);
-  resolve(handle, "curl_url_set", lib.url_set);
-  resolve(handle, "curl_url_cleanup", lib.url_cleanup);
-  resolve(handle, "curl_url_strerror", lib.url_strerror);
+  so.resolve("curl_easy_init", lib.easy_init);
+  so.resolve("curl_easy_cleanup", lib.easy_cleanup);
+  so.resolve("curl_easy_setopt", lib.easy_setopt);
+  so.resolve("curl_easy_perform", lib.easy_perform);
+  so.resolve("curl_easy_getinfo", lib.easy_getinfo);
+  so.resolve("curl_easy_strerror", lib.easy_strerror);
+  so.resolve("curl_easy_escape", lib.easy_escape);
+  so.resolve("curl_free", lib.free);
+  so.resolve("curl_slist_append", lib.slist_append);
+  so.resolve("curl_slist_free_all", lib.slist_free_all);
+  so.resolve("curl_url", lib.url);
+  so.resolve("curl_url_set", lib.url_set);
+  so.resolve("curl_url_cleanup", lib.url_cleanup);
+  so.resolve("curl_url_strerror", lib.url_strerror);
   decltype(&::curl_global_init) global_init = nullptr;
-  resolve(handle, "curl_global_init", global_init);
+  so.resolve("curl_global_init", global_init);
   // Once, before any handle exists; never cleaned up, since cleanup at exit
   // would race with threads still running.
   CURLcode rc = global_init(CURL_GLOBAL_DEFAULT);

@@ -1,12 +1,6 @@
-// libcurl, loaded on first use instead of linked.
-//
-// Linking libcurl loads its ~30 dependent libraries (OpenSSL, GnuTLS,
-// Kerberos, libldap, p11-kit, ...) into every petricore process, and their
-// constructors cost the node daemon about 5 MiB of resident memory even when
-// it never makes an HTTP request. As systemd does for its optional libraries,
-// petricore dlopen()s libcurl the first time a module needs it. Only the
-// functions petricore calls are looked up; their types come from curl.h, so a
-// mismatch is a compile error.
+// libcurl, loaded on first use instead of linked (see core/shared_library.hpp:
+// linked, its ~30 dependencies cost the node daemon about 5 MiB of RSS).
+// Only the functions petricore calls are looked up.
 #pragma once
 
 #include <curl/curl.h>
@@ -20,6 +14,8 @@ struct CurlLibrary {
   decltype(&::curl_easy_perform) easy_perform;
   decltype(&::curl_easy_getinfo) easy_getinfo;
   decltype(&::curl_easy_strerror) easy_strerror;
+  decltype(&::curl_easy_escape) easy_escape;
+  decltype(&::curl_free) free;
   decltype(&::curl_slist_append) slist_append;
   decltype(&::curl_slist_free_all) slist_free_all;
   decltype(&::curl_url) url;

@@ -22,8 +22,10 @@
 # Prints "ok - ..." / "not ok - ..." per check and "N passed, M failed";
 # exits 0 when all passed, 1 otherwise, 77 (skipped) when the host cannot run
 # it. Everything it starts or creates is stopped/removed by PID/path in the
-# EXIT trap.
+# EXIT trap. The job cgroups come from scripts/lib/slurm-cgroup.sh.
 set -u
+# shellcheck source=SCRIPTDIR/../../scripts/lib/slurm-cgroup.sh
+source "$(dirname "$0")/../../scripts/lib/slurm-cgroup.sh"
 
 PETRICORE=${1:-}
 if [ -z "$PETRICORE" ]; then
@@ -37,13 +39,9 @@ skip() {
 }
 
 [ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
-[ "$(id -u)" = 0 ] || skip "needs root to create job cgroups"
-CG=/sys/fs/cgroup
-for ctrl in cpuacct memory cpuset freezer; do
-  [ -d "$CG/$ctrl" ] || skip "$CG/$ctrl is missing (no cgroup v1 $ctrl hierarchy)"
-  [ -w "$CG/$ctrl" ] || skip "$CG/$ctrl is not writable"
-done
-[ -f "$CG/cpuacct/cpuacct.usage" ] || skip "$CG/cpuacct is not a cgroup v1 cpuacct mount"
+why=$(slurm_cgroup_unavailable)
+[ -z "$why" ] || skip "$why"
+CG=$SLURM_CGROUP_BASE
 for tool in prometheus prometheus-pushgateway curl; do
   command -v "$tool" >/dev/null || skip "$tool is not installed"
 done
@@ -82,17 +80,9 @@ stop_pid() {
   return 0
 }
 
-# Leaf first, in every controller; the shared slurm_itest/uid_0 levels only
-# if nothing else (another run) lives there.
-remove_cgroups() {
-  local ctrl d
-  for ctrl in cpuacct memory cpuset freezer; do
-    for d in "$JOB_DIR/step_batch/task_0" "$JOB_DIR/step_batch" "$JOB_DIR" "$BASE/uid_0" "$BASE"; do
-      [ -d "$CG/$ctrl/$d" ] && rmdir "$CG/$ctrl/$d" 2>/dev/null
-    done
-  done
-  return 0
-}
+# The job's cgroups in every controller; the shared slurm_itest/uid_0 levels
+# only if nothing else (another run) lives there.
+remove_cgroups() { slurm_remove_job "$BASE" 0 "$JOB"; }
 
 cleanup() {
   stop_pid "$COLLECT_PID"
@@ -172,30 +162,14 @@ PROM_PID=$!
 wait_until 10 get -o /dev/null "$PGW/-/ready" || bail "pushgateway ready on $PGW (see $T/pushgateway.log)"
 wait_until 30 get -o /dev/null "$PROM/-/ready" || bail "prometheus ready on $PROM (see $T/prometheus.log)"
 
-# --- the job: Slurm v1 layout, one process
-make_cgroups() {
-  local ctrl d parent
-  for d in "$BASE" "$BASE/uid_0" "$JOB_DIR" "$JOB_DIR/step_batch" "$JOB_DIR/step_batch/task_0"; do
-    for ctrl in cpuacct memory cpuset freezer; do
-      case "$ctrl:$d" in cpuset:*/task_0 | freezer:*/task_0) continue ;; esac
-      mkdir -p "$CG/$ctrl/$d" || return 1
-      if [ "$ctrl" = cpuset ]; then
-        # A new cpuset starts with no CPUs and no memory nodes; no task can
-        # join until both are set, at every level.
-        parent=$(dirname "$CG/cpuset/$d")
-        cat "$parent/cpuset.cpus" >"$CG/cpuset/$d/cpuset.cpus" || return 1
-        cat "$parent/cpuset.mems" >"$CG/cpuset/$d/cpuset.mems" || return 1
-      fi
-    done
-  done
-}
-make_cgroups || bail "create the job cgroups under $CG/*/$JOB_DIR"
+# --- the job: Slurm v1 layout (all of the parent's CPUs, no memory limit),
+# one process
+JOB_CPUS='' JOB_MEMORY_LIMIT='' slurm_make_job "$BASE" 0 "$JOB" batch ||
+  bail "create the job cgroups under $CG/*/$JOB_DIR"
 sleep 600 >/dev/null 2>&1 &
 SLEEP_PID=$!
-for leaf in cpuacct/$JOB_DIR/step_batch/task_0 memory/$JOB_DIR/step_batch/task_0 \
-            cpuset/$JOB_DIR/step_batch freezer/$JOB_DIR/step_batch; do
-  echo "$SLEEP_PID" >"$CG/$leaf/cgroup.procs" || bail "move the job's process into $CG/$leaf"
-done
+slurm_add_pid "$BASE" 0 "$JOB" batch "$SLEEP_PID" ||
+  bail "move the job's process into its step under $CG/*/$JOB_DIR/step_batch"
 
 # --- the collector, with all three sinks
 "$PETRICORE" collect --push "$PGW" --interval 1 --instance itestnode \

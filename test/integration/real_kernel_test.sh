@@ -15,20 +15,19 @@
 #          the end: its series must disappear at the next pass
 #
 # Usage: real_kernel_test.sh PATH-TO-PETRICORE. Exit 77 (skipped) when not
-# root or the v1 hierarchies are missing or read-only.
+# root or the v1 hierarchies are missing or read-only. The job cgroups come
+# from scripts/lib/slurm-cgroup.sh.
 set -uo pipefail
+# shellcheck source=SCRIPTDIR/../../scripts/lib/slurm-cgroup.sh
+source "$(dirname "$0")/../../scripts/lib/slurm-cgroup.sh"
 
 petricore=${1:?usage: real_kernel_test.sh PATH-TO-PETRICORE}
 petricore=$(realpath "$petricore")
-CG=/sys/fs/cgroup
-CONTROLLERS=(cpuacct memory cpuset freezer)
+CG=$SLURM_CGROUP_BASE
 
 skip() { echo "SKIPPED: $1"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "not root (creating cgroups needs root)"
-for c in "${CONTROLLERS[@]}"; do
-  [ -d "$CG/$c" ] && [ -f "$CG/$c/cgroup.procs" ] || skip "no cgroup v1 hierarchy at $CG/$c"
-  [ -w "$CG/$c" ] || skip "$CG/$c is not writable"
-done
+why=$(slurm_cgroup_unavailable)
+[ -z "$why" ] || skip "$why"
 command -v cc >/dev/null || skip "no C compiler (cc) to build the test processes"
 
 ROOT=slurm_kt$$
@@ -54,22 +53,11 @@ cleanup() {
     kill -KILL "$DAEMON" 2>/dev/null
   fi
   for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  # Everything still in our cgroups (e.g. a child of a killed process).
-  for c in "${CONTROLLERS[@]}"; do
-    [ -d "$CG/$c/$ROOT" ] || continue
-    find "$CG/$c/$ROOT" -name cgroup.procs -exec cat {} + 2>/dev/null | while read -r p; do kill -KILL "$p" 2>/dev/null; done
-  done
-  for _ in $(seq 50); do
-    local busy=0
-    for c in "${CONTROLLERS[@]}"; do
-      [ -d "$CG/$c/$ROOT" ] && [ -n "$(find "$CG/$c/$ROOT" -name cgroup.procs -exec cat {} + 2>/dev/null)" ] && busy=1
-    done
-    [ $busy -eq 0 ] && break
-    sleep 0.1
-  done
+  # Also kills everything still in our cgroups (e.g. a child of a killed
+  # process) and waits for it to exit.
+  slurm_remove_root "$ROOT"
   wait 2>/dev/null
-  for c in "${CONTROLLERS[@]}"; do
-    [ -d "$CG/$c/$ROOT" ] && find "$CG/$c/$ROOT" -depth -type d -exec rmdir {} \; 2>/dev/null
+  for c in "${SLURM_CGROUP_CONTROLLERS[@]}"; do
     [ -d "$CG/$c/$ROOT" ] && echo "# warning: could not remove $CG/$c/$ROOT"
   done
   rm -rf "$T"
@@ -187,21 +175,7 @@ W=$T/kt_worker
 # make_job J: uid_0/job_J/step_batch/task_0 in cpuacct and memory,
 # uid_0/job_J/step_batch in cpuset and freezer; cpuset.cpus/mems copied from
 # the parent at every level; a 1024 MiB job memory limit.
-make_job() {
-  local j=$1 c d rel
-  for c in "${CONTROLLERS[@]}"; do
-    d=$CG/$c/$ROOT/uid_0/job_$j/step_batch
-    case $c in cpuacct | memory) d=$d/task_0 ;; esac
-    mkdir -p "$d" || return 1
-    if [ "$c" = cpuset ]; then
-      for rel in "$ROOT" "$ROOT/uid_0" "$ROOT/uid_0/job_$j" "$ROOT/uid_0/job_$j/step_batch"; do
-        cat "$(dirname "$CG/cpuset/$rel")/cpuset.cpus" >"$CG/cpuset/$rel/cpuset.cpus" || return 1
-        cat "$(dirname "$CG/cpuset/$rel")/cpuset.mems" >"$CG/cpuset/$rel/cpuset.mems" || return 1
-      done
-    fi
-  done
-  echo 1024M >"$CG/memory/$ROOT/uid_0/job_$j/memory.limit_in_bytes"
-}
+make_job() { JOB_CPUS='' JOB_MEMORY_LIMIT=1024M slurm_make_job "$ROOT" 0 "$1" batch; }
 
 # launch J READY-NAME CMD...: runs CMD in job J's cgroups with the job's
 # Slurm environment, stdio on /dev/null (so no regular file is held by
@@ -211,8 +185,7 @@ launch() {
   local j=$1 name=$2
   shift 2
   (
-    for c in cpuacct memory; do echo $BASHPID >"$CG/$c/$ROOT/uid_0/job_$j/step_batch/task_0/cgroup.procs" || exit 97; done
-    for c in cpuset freezer; do echo $BASHPID >"$CG/$c/$ROOT/uid_0/job_$j/step_batch/cgroup.procs" || exit 97; done
+    slurm_add_pid "$ROOT" 0 "$j" batch "$BASHPID" || exit 97
     cd "$T/work" || exit 97
     export SLURM_JOB_ID=$j SLURM_JOB_GPUS=0,10 SLURM_JOB_ACCOUNT=physics
     exec "$@" 2>/dev/null
@@ -270,7 +243,7 @@ echo "# root $ROOT, jobs A=$JA B=$JB C=$JC (empty) D=$JD, cpuset $CPUS, temp $T"
 
 # A collector that sees every writer alive: 0.5 s passes into a textfile.
 DAEMON_OUT=$T/daemon.prom
-"$petricore" collect --textfile "$DAEMON_OUT" --interval 0.5 --instance kt --scratch-prefix "$SCR" \
+"$petricore" collect --cgroup-root "$CG" --textfile "$DAEMON_OUT" --interval 0.5 --instance kt --scratch-prefix "$SCR" \
   >"$T/daemon.log" 2>&1 &
 DAEMON=$!
 
@@ -303,7 +276,7 @@ check_range "job A (writer reaped by the job's batch shell) jobs_write_mb after 
 
 # A fresh collector over a 2 s window.
 ONCE=$T/once.prom
-if ! "$petricore" collect --once --once-window 2 --instance kt --scratch-prefix "$SCR" >"$ONCE" 2>"$T/once.err"; then
+if ! "$petricore" collect --cgroup-root "$CG" --once --once-window 2 --instance kt --scratch-prefix "$SCR" >"$ONCE" 2>"$T/once.err"; then
   not_ok "collect --once exits 0 ($(head -3 "$T/once.err"))"
 fi
 check_range "job A jobs_write_mb from a fresh collect --once (the kernel folds a reaped child's I/O into its parent)" \

@@ -1,0 +1,49 @@
+// One job's analysis from its sources: the accounting record, then its jobs_*
+// series in as few Prometheus requests as possible (one range query over all
+// jobs_* series of the job, one for GPU utilisation when it has GPUs), then
+// the aggregates and the findings. serve and report both call this.
+#pragma once
+
+#include "analysis/job_id.hpp"
+#include "analysis/job_usage.hpp"
+#include "analysis/rules.hpp"
+#include "core/result.hpp"
+
+#include <string>
+#include <vector>
+
+namespace petricore::sources {
+class AccountingSource;
+class PrometheusClient;
+}  // namespace petricore::sources
+
+namespace petricore::analysis {
+
+struct JobReport {
+  JobUsage usage;
+  std::vector<Finding> findings;
+  bool warning = false;  // has_warning(findings)
+};
+
+struct AnalyzerOptions {
+  RuleThresholds thresholds;
+  // GPU utilisation series: metric name and the labels that carry the node
+  // and the GPU index (the original's nvidia exporter; DCGM also accepted).
+  std::string gpu_utilization_metric = "utilization_gpu";
+  std::string gpu_instance_label = "instance";
+  std::string gpu_index_label = "gpu";
+};
+
+class JobAnalyzer {
+ public:
+  JobAnalyzer(sources::AccountingSource& accounting, sources::PrometheusClient& prometheus, AnalyzerOptions options);
+  // NotFound for an unknown job; Unavailable when a source failed.
+  Result<JobReport> analyze(const JobId& id);
+
+ private:
+  sources::AccountingSource& accounting_;
+  sources::PrometheusClient& prometheus_;
+  AnalyzerOptions options_;
+};
+
+}  // namespace petricore::analysis

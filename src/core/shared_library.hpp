@@ -1,0 +1,36 @@
+// A shared library opened with dlopen() on first use, for the heavy
+// dependencies only some subcommands need (libcurl, libldap, libmariadb).
+//
+// Linking them would load their dependencies (OpenSSL, GnuTLS with p11-kit,
+// Kerberos, SASL, ...) into every petricore process, and those libraries'
+// constructors cost the node daemon megabytes of resident memory it never
+// uses. As systemd does for its optional libraries, each adapter opens its
+// library when first needed and looks up only the functions it calls, typed
+// from the library's own header (decltype(&function)), so a signature
+// mismatch is a compile error.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace petricore {
+
+class SharedLibrary {
+ public:
+  // dlopen(soname). Throws std::runtime_error "cannot load <soname>: <why>".
+  // The handle is never closed: the library lives as long as the process.
+  explicit SharedLibrary(const char* soname);
+
+  // Looks up `name` into `out`. Throws std::runtime_error when missing.
+  template <typename Function>
+  void resolve(const char* name, Function& out) const {
+    out = reinterpret_cast<Function>(symbol(name));
+  }
+
+ private:
+  void* symbol(const char* name) const;
+  std::string soname_;
+  void* handle_ = nullptr;
+};
+
+}  // namespace petricore

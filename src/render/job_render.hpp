@@ -1,0 +1,21 @@
+// The faces of one JobReport: the API's JSON document (ARCHITECTURE.md §5
+// keys), the job-end mail text (the original's layout, last line
+// WARNING=true|false) and the terminal report.
+#pragma once
+
+#include "analysis/job_analyzer.hpp"
+
+#include <string>
+
+namespace petricore::render {
+
+// The job JSON of /api/v1/jobs/<id>/usage and `report --json`.
+std::string job_json(const analysis::JobReport& report);
+
+// The mail text; `pdf_url` is the link to the PDF report (may be empty).
+std::string mail_text(const analysis::JobReport& report, const std::string& pdf_url);
+
+// The terminal report; `tty` adds efficiency bars and colour.
+std::string terminal_text(const analysis::JobReport& report, bool tty);
+
+}  // namespace petricore::render

@@ -1,0 +1,28 @@
+// "Who owns job N, when did it run, what did it ask for, which jobs does user
+// U have": answered by sacct, by the restricted DB view, or, when neither is
+// configured, by the jobs_info series in Prometheus. Each source has its own
+// timeouts and reports failures as Error values, never by throwing.
+#pragma once
+
+#include "analysis/job_id.hpp"
+#include "analysis/job_record.hpp"
+#include "core/result.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace petricore::sources {
+
+class AccountingSource {
+ public:
+  virtual ~AccountingSource() = default;
+  // Error::Kind::NotFound for an unknown job, Unavailable when the source
+  // failed (with the source and the reason in the message).
+  virtual Result<analysis::JobRecord> job(const analysis::JobId& id) = 0;
+  // The user's jobs, newest first, at most `limit`.
+  virtual Result<std::vector<analysis::JobRecord>> jobs_of_user(const std::string& user, std::size_t limit) = 0;
+  virtual std::string name() const = 0;  // "sacct", "db", "prometheus"
+};
+
+}  // namespace petricore::sources

@@ -1,0 +1,49 @@
+// A user directory (LDAP): a user's mail address and all of their groups.
+#pragma once
+
+#include "core/result.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace petricore::sources {
+
+struct DirectoryUser {
+  std::string username;
+  std::optional<unsigned> uid;   // uidNumber
+  std::optional<std::string> email;
+  std::vector<std::string> groups;  // cn of every group listing the user, sorted
+};
+
+struct LdapConfig {
+  std::string uri;            // ldap://host:port or ldapi://...
+  std::string base;           // search base
+  std::string bind_dn;        // empty = anonymous
+  std::string password_file;  // read at start; never from argv
+  std::string user_filter = "(uid=%s)";
+  std::string group_filter = "(memberUid=%s)";
+  std::string mail_attribute = "mail";
+  double timeout_seconds = 5;
+};
+
+class Directory {
+ public:
+  virtual ~Directory() = default;
+  // NotFound when no entry matches, Unavailable when the server fails.
+  virtual Result<DirectoryUser> user(const std::string& username) = 0;
+};
+
+// Throws std::invalid_argument for a bad config (e.g. unreadable password file).
+std::unique_ptr<Directory> make_ldap_directory(const LdapConfig& config);
+
+// RFC 4515 escaping of a value put into a search filter: \ * ( ) NUL and
+// non-ASCII bytes become \XX.
+std::string ldap_filter_escape(std::string_view value);
+
+// Replaces each %s of a filter template with the escaped value.
+std::string ldap_filter(std::string_view filter_template, std::string_view value);
+
+}  // namespace petricore::sources

@@ -1,0 +1,52 @@
+// A client of the Prometheus HTTP API (/api/v1/query, /api/v1/query_range),
+// which Thanos, VictoriaMetrics and Mimir also serve. libcurl (loaded through
+// core/curl_library.hpp) and Boost.JSON stay inside the .cpp.
+#pragma once
+
+#include "analysis/series.hpp"
+#include "core/result.hpp"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace petricore::sources {
+
+struct PrometheusConfig {
+  std::string url;               // base URL, e.g. http://127.0.0.1:9090 (a path prefix is kept)
+  double timeout_seconds = 10;   // whole request
+};
+
+class PrometheusClient {
+ public:
+  // Throws std::invalid_argument (one line) when the URL is not http(s).
+  explicit PrometheusClient(PrometheusConfig config);
+  ~PrometheusClient();
+  PrometheusClient(const PrometheusClient&) = delete;
+  PrometheusClient& operator=(const PrometheusClient&) = delete;
+
+  // Range query; `step` in seconds. Unavailable on transport errors, HTTP
+  // errors and API errors ({"status":"error"}), with Prometheus's own reason.
+  Result<std::vector<analysis::Series>> query_range(const std::string& promql, double start, double end, double step);
+  // Instant query at `time`: each series has one sample.
+  Result<std::vector<analysis::Series>> query(const std::string& promql, double time);
+
+  // Requests made so far (the benchmark checks how few a job needs).
+  int requests() const;
+  const std::string& url() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Decodes an API response body: "matrix", "vector" or "scalar" results into
+// series, {"status":"error",...} into an Unavailable error naming errorType
+// and error. Pure; used by the client and tested on its own.
+Result<std::vector<analysis::Series>> decode_query_response(std::string_view body);
+
+// A PromQL string literal for a label value: quotes and escapes.
+std::string promql_string(std::string_view value);
+
+}  // namespace petricore::sources
