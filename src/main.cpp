@@ -1,28 +1,53 @@
 // The petricore executable: parses the command line and the config file,
 // then dispatches to a subcommand. Nothing else lives here.
+//
+// Config file: TOML, one [section] per subcommand plus the shared sections
+// [prometheus], [accounting], [accounting.db], [ldap] and [rules]. Keys are
+// the long option names; '_' and '-' are the same ("password_file").
+// Command-line options win over the file.
 #include "collect/collect_command.hpp"
 #include "core/log.hpp"
+#include "initdb/init_db_command.hpp"
 #include "petricore_version.hpp"
+#include "report/report_command.hpp"
+#include "serve/serve_command.hpp"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
 constexpr int kExitUsage = 2;
 constexpr int kExitFailure = 1;
 
+using petricore::analysis::AnalysisOptions;
+
+// TOML as CLI11 reads it, with '_' in keys read as '-', so both
+// `password_file` and `password-file` name the --password-file option.
+class TomlConfig : public CLI::ConfigTOML {
+ public:
+  std::vector<CLI::ConfigItem> from_config(std::istream& input) const override {
+    std::vector<CLI::ConfigItem> items = CLI::ConfigTOML::from_config(input);
+    for (auto& item : items) std::replace(item.name.begin(), item.name.end(), '_', '-');
+    return items;
+  }
+};
+
 void add_collect(CLI::App& app, petricore::collect::CollectOptions& o) {
   CLI::App* collect = app.add_subcommand("collect", "Export per-job metrics of this node's Slurm jobs (node daemon)");
   collect->add_flag("--once", o.once,
                     "Take one measurement, print the metrics to stdout and exit. CPU percent is measured "
                     "over --once-window seconds between two passes");
-  collect->add_option("--once-window", o.once_window, "Seconds between the two passes of --once")
-      ->capture_default_str();
+  collect->add_option("--once-window", o.once_window, "Seconds between the two passes of --once")->capture_default_str();
   collect->add_option("--listen", o.listen,
                       "Serve /metrics on HOST:PORT or :PORT (default :9966 when no other sink is given)");
   collect->add_option("--push", o.push_url,
@@ -33,8 +58,7 @@ void add_collect(CLI::App& app, petricore::collect::CollectOptions& o) {
                       "Write the metrics to this file each interval (atomic rename), e.g. for node_exporter");
   collect->add_option("--interval", o.interval, "Seconds between passes")->capture_default_str();
   collect->add_option("--instance", o.instance, "Value of the instance label (default: short host name)");
-  collect->add_option("--cgroup-root", o.cgroup_root, "Where the cgroup hierarchies are mounted")
-      ->capture_default_str();
+  collect->add_option("--cgroup-root", o.cgroup_root, "Where the cgroup hierarchies are mounted")->capture_default_str();
   collect->add_option("--proc-root", o.proc_root, "Where procfs is mounted")->capture_default_str();
   collect->add_option("--layout", o.layout, "Job cgroup layout: auto, slurm-v1, slurm-v2 or pattern")
       ->capture_default_str();
@@ -44,10 +68,189 @@ void add_collect(CLI::App& app, petricore::collect::CollectOptions& o) {
   collect->add_option("--scratch-prefix", o.scratch_prefixes, "Scratch file system prefix (repeatable)")
       ->capture_default_str();
   collect->add_option("--exclude-uid-file", o.exclude_uid_file, "File of UIDs, one per line, whose jobs are skipped");
-  collect
-      ->add_option("--max-proc-names", o.max_proc_names,
-                   "jobs_thread_count names per job; the rest are summed as proc_name=\"other\"")
+  collect->add_option("--max-proc-names", o.max_proc_names,
+                      "jobs_thread_count names per job; the rest are summed as proc_name=\"other\"")
       ->capture_default_str();
+}
+
+// The shared sections live in hidden subcommands that only the config file
+// fills; the matching command-line flags of serve and report are separate
+// options merged over them after parsing (so the command line wins).
+struct SharedSections {
+  AnalysisOptions file;  // what the config file says
+  CLI::App* prometheus = nullptr;
+  CLI::App* accounting = nullptr;
+  CLI::App* db = nullptr;
+  CLI::App* ldap = nullptr;
+  CLI::App* rules = nullptr;
+};
+
+void add_shared_sections(CLI::App& app, SharedSections& s) {
+  AnalysisOptions& o = s.file;
+  s.prometheus = app.add_subcommand("prometheus", "")->group("");
+  s.prometheus->add_option("--url", o.prometheus.url);
+  s.prometheus->add_option("--timeout", o.prometheus.timeout_seconds);
+
+  s.accounting = app.add_subcommand("accounting", "")->group("");
+  s.accounting->add_option("--source", o.accounting.source);
+  s.accounting->add_option("--sacct", o.accounting.sacct);
+  s.accounting->add_option("--sacct-timeout", o.accounting.sacct_timeout_seconds);
+  s.db = s.accounting->add_subcommand("db", "")->group("");
+  s.db->add_option("--host", o.accounting.db.host);
+  s.db->add_option("--port", o.accounting.db.port);
+  s.db->add_option("--socket", o.accounting.db.socket);
+  s.db->add_option("--user", o.accounting.db.user);
+  s.db->add_option("--password-file", o.accounting.db.password_file);
+  s.db->add_option("--database", o.accounting.db.database);
+  s.db->add_option("--view", o.accounting.db.view);
+  s.db->add_option("--timeout", o.accounting.db.timeout_seconds);
+
+  s.ldap = app.add_subcommand("ldap", "")->group("");
+  s.ldap->add_option("--uri", o.ldap.uri);
+  s.ldap->add_option("--base", o.ldap.base);
+  s.ldap->add_option("--bind-dn", o.ldap.bind_dn);
+  s.ldap->add_option("--password-file", o.ldap.password_file);
+  s.ldap->add_option("--user-filter", o.ldap.user_filter);
+  s.ldap->add_option("--group-filter", o.ldap.group_filter);
+  s.ldap->add_option("--mail-attribute", o.ldap.mail_attribute);
+  s.ldap->add_option("--timeout", o.ldap.timeout_seconds);
+
+  auto& t = o.analyzer.thresholds;
+  s.rules = app.add_subcommand("rules", "")->group("");
+  s.rules->add_option("--min-runtime", t.min_runtime_seconds);
+  s.rules->add_option("--cpu-efficiency-critical", t.cpu_efficiency_critical);
+  s.rules->add_option("--cpu-efficiency-warning", t.cpu_efficiency_warning);
+  s.rules->add_option("--cpu-stability-ratio", t.cpu_stability_ratio);
+  s.rules->add_option("--core-imbalance-ratio", t.core_imbalance_ratio);
+  s.rules->add_option("--serial-low", t.serial_low);
+  s.rules->add_option("--serial-high", t.serial_high);
+  s.rules->add_option("--memory-overallocated-ratio", t.memory_overallocated_ratio);
+  s.rules->add_option("--memory-request-factor", t.memory_request_factor);
+  s.rules->add_option("--memory-near-limit-ratio", t.memory_near_limit_ratio);
+  s.rules->add_option("--scratch-min-io-mb", t.scratch_min_io_mb);
+  s.rules->add_option("--small-io-mb-per-file", t.small_io_mb_per_file);
+  s.rules->add_option("--small-io-min-files", t.small_io_min_files);
+  s.rules->add_option("--threads-per-cpu", t.threads_per_cpu);
+  s.rules->add_option("--time-critical-ratio", t.time_critical_ratio);
+  s.rules->add_option("--time-warning-ratio", t.time_warning_ratio);
+  s.rules->add_option("--gpu-utilization-metric", o.analyzer.gpu_utilization_metric);
+  s.rules->add_option("--gpu-instance-label", o.analyzer.gpu_instance_label);
+  s.rules->add_option("--gpu-index-label", o.analyzer.gpu_index_label);
+}
+
+using Merges = std::vector<std::pair<CLI::Option*, std::function<void(AnalysisOptions& to, AnalysisOptions& from)>>>;
+
+// The command-line flags serve and report share. Each is bound to `cli`, a
+// copy of its own, and remembered in `merges` so that merge_analysis can lay
+// what the command line gave over what the config file said.
+void add_analysis_flags(CLI::App* sub, AnalysisOptions& cli, Merges& merges) {
+  auto flag = [&](const std::string& name, auto member, const std::string& help) {
+    CLI::Option* opt = sub->add_option(name, member(cli), help);
+    merges.emplace_back(opt, [member](AnalysisOptions& to, AnalysisOptions& from) { member(to) = member(from); });
+  };
+  flag("--prometheus", [](AnalysisOptions& o) -> std::string& { return o.prometheus.url; },
+       "Prometheus (or Thanos, VictoriaMetrics) base URL, e.g. http://prometheus:9090");
+  flag("--prometheus-timeout", [](AnalysisOptions& o) -> double& { return o.prometheus.timeout_seconds; },
+       "Seconds before a Prometheus request is abandoned (default 10)");
+  flag("--accounting", [](AnalysisOptions& o) -> std::string& { return o.accounting.source; },
+       "Where job owners and times come from: auto, sacct, db or prometheus (default auto)");
+  flag("--sacct", [](AnalysisOptions& o) -> std::string& { return o.accounting.sacct; },
+       "Path of sacct (default: sacct on PATH)");
+  flag("--db-host", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.host; },
+       "Accounting DB host (TCP)");
+  flag("--db-port", [](AnalysisOptions& o) -> unsigned& { return o.accounting.db.port; }, "Accounting DB port");
+  flag("--db-socket", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.socket; },
+       "Accounting DB Unix socket");
+  flag("--db-user", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.user; },
+       "Accounting DB user (default petricore)");
+  flag("--db-password-file", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.password_file; },
+       "File holding the accounting DB password");
+  flag("--db-view", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.view; },
+       "The view init-db made (default user_job_view)");
+  flag("--ldap-uri", [](AnalysisOptions& o) -> std::string& { return o.ldap.uri; },
+       "LDAP server, e.g. ldap://ldap:389 (users' mail and groups)");
+  flag("--ldap-base", [](AnalysisOptions& o) -> std::string& { return o.ldap.base; }, "LDAP search base");
+  flag("--ldap-bind-dn", [](AnalysisOptions& o) -> std::string& { return o.ldap.bind_dn; },
+       "LDAP bind DN (default: anonymous)");
+  flag("--ldap-password-file", [](AnalysisOptions& o) -> std::string& { return o.ldap.password_file; },
+       "File holding the LDAP bind password");
+}
+
+// The config file's values, overridden by each flag the command line gave.
+[[maybe_unused]] AnalysisOptions merge_analysis(const AnalysisOptions& file, AnalysisOptions& cli, const Merges& merges) {
+  AnalysisOptions merged = file;
+  for (const auto& [option, copy] : merges)
+    if (option->count() > 0) copy(merged, cli);
+  return merged;
+}
+
+struct ServeCli {
+  petricore::serve::ServeOptions options;
+  AnalysisOptions cli;
+  Merges merges;
+  CLI::App* app = nullptr;
+};
+
+[[maybe_unused]] void add_serve(CLI::App& app, ServeCli& s) {
+  auto& o = s.options;
+  s.app = app.add_subcommand("serve", "HTTP API and pages over Prometheus, accounting and LDAP (web host)");
+  s.app->add_option("--listen", o.listen, "HOST:PORT to listen on")->capture_default_str();
+  s.app->add_option("--public-url", o.public_url, "Base URL of links in pages and mail (default: from Host)");
+  s.app->add_option("--auth", o.auth, "none (loopback only) or header (user name from a trusted proxy)")
+      ->capture_default_str();
+  s.app->add_option("--auth-header", o.auth_header, "Header carrying the user name")->capture_default_str();
+  s.app->add_option("--trusted-proxy", o.trusted_proxies, "Address allowed to set the auth header (repeatable)")
+      ->capture_default_str();
+  s.app->add_option("--admin", o.admins, "User who may read every job (repeatable)");
+  s.app->add_option("--admin-group", o.admin_group, "LDAP group whose members may read every job");
+  s.app->add_option("--threads", o.threads, "I/O threads")->capture_default_str();
+  s.app->add_option("--workers", o.workers, "Threads for Prometheus, DB, LDAP and sacct work")->capture_default_str();
+  s.app->add_option("--cache-entries", o.cache_entries, "Finished jobs' results kept in memory")
+      ->capture_default_str();
+  s.app->add_option("--max-request-bytes", o.max_request_bytes, "Largest request line + headers")
+      ->capture_default_str();
+  s.app->add_option("--max-header-count", o.max_header_count, "Most headers in a request")->capture_default_str();
+  s.app->add_option("--idle-timeout", o.idle_timeout_seconds, "Seconds before an idle connection is closed")
+      ->capture_default_str();
+  s.app->add_option("--user-recent-jobs", o.user_recent_jobs, "Jobs summarised in /api/v1/users/<u>")
+      ->capture_default_str();
+  add_analysis_flags(s.app, s.cli, s.merges);
+}
+
+struct ReportCli {
+  petricore::report::ReportOptions options;
+  AnalysisOptions cli;
+  Merges merges;
+  CLI::App* app = nullptr;
+};
+
+[[maybe_unused]] void add_report(CLI::App& app, ReportCli& r) {
+  auto& o = r.options;
+  r.app = app.add_subcommand("report", "The job analysis on the command line");
+  r.app->add_option("jobid", o.job_id, "Slurm job id: 123, 123_4 (array task) or 123+1 (het job)")->required();
+  r.app->add_flag("--json", o.json, "Print the API's job JSON");
+  r.app->add_flag("--mail", o.mail, "Print the job-end mail text (last line WARNING=true|false)");
+  r.app->add_option("--public-url", o.public_url, "Base URL of the PDF link in the mail");
+  add_analysis_flags(r.app, r.cli, r.merges);
+}
+
+[[maybe_unused]] CLI::App* add_init_db(CLI::App& app, petricore::initdb::InitDbOptions& o) {
+  CLI::App* sub = app.add_subcommand(
+      "init-db", "Create the read-only petricore DB user and the user_job_view view on slurm_acct_db (admins, once)");
+  sub->add_option("--cluster", o.cluster, "Slurm ClusterName (the view reads <cluster>_job_table)")->required();
+  sub->add_option("--web-host", o.web_host, "Host the web app connects from ('petricore'@HOST)")->required();
+  sub->add_option("--password-file", o.password_file, "File holding the new user's password")->required();
+  sub->add_option("--db-host", o.db_host, "MariaDB host (TCP)");
+  sub->add_option("--db-port", o.db_port, "MariaDB port")->capture_default_str();
+  sub->add_option("--db-socket", o.db_socket, "MariaDB Unix socket (default: the client library's)");
+  sub->add_option("--admin-user", o.admin_user, "Administrative account to connect as")->capture_default_str();
+  sub->add_option("--admin-password-file", o.admin_password_file, "File holding the admin password");
+  sub->add_option("--database", o.database, "Slurm accounting database")->capture_default_str();
+  sub->add_option("--user", o.user, "Name of the user to create")->capture_default_str();
+  sub->add_option("--view", o.view, "Name of the view to create")->capture_default_str();
+  sub->add_flag("--dry-run", o.dry_run, "Print the SQL (password shown as <redacted>) and change nothing");
+  sub->add_flag("--drop", o.drop, "Remove the user and the view");
+  return sub;
 }
 
 // CLI11 words an unknown config key as "INI was not able to parse
@@ -71,14 +274,29 @@ std::string describe_config_error(CLI::App& app, const CLI::ConfigError& e) {
 int main(int argc, char** argv) {
   CLI::App app{"petricore: how each Slurm job used the CPUs, memory, files and GPUs it asked for"};
   app.set_version_flag("--version", "petricore " PETRICORE_VERSION);
+  app.config_formatter(std::make_shared<TomlConfig>());
   app.set_config("--config", "/etc/petricore/petricore.toml", "TOML config file: one [section] per subcommand");
   app.allow_config_extras(CLI::config_extras_mode::error);
-  app.require_subcommand(1);
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "debug, info, warning or error")->capture_default_str();
 
   petricore::collect::CollectOptions collect_options;
   add_collect(app, collect_options);
+  ServeCli serve;
+  ReportCli report;
+  petricore::initdb::InitDbOptions init_db_options;
+  [[maybe_unused]] CLI::App* init_db = nullptr;
+#ifdef PETRICORE_HAVE_SERVE
+  add_serve(app, serve);
+#endif
+#ifdef PETRICORE_HAVE_REPORT
+  add_report(app, report);
+#endif
+#ifdef PETRICORE_HAVE_INIT_DB
+  init_db = add_init_db(app, init_db_options);
+#endif
+  SharedSections shared;
+  add_shared_sections(app, shared);
 
   try {
     app.parse(argc, argv);
@@ -109,12 +327,31 @@ int main(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("collect")) return petricore::collect::run_collect(collect_options);
+#ifdef PETRICORE_HAVE_SERVE
+    if (serve.app->parsed()) {
+      serve.options.analysis = merge_analysis(shared.file, serve.cli, serve.merges);
+      return petricore::serve::run_serve(serve.options);
+    }
+#endif
+#ifdef PETRICORE_HAVE_REPORT
+    if (report.app->parsed()) {
+      report.options.analysis = merge_analysis(shared.file, report.cli, report.merges);
+      return petricore::report::run_report(report.options);
+    }
+#endif
+#ifdef PETRICORE_HAVE_INIT_DB
+    if (init_db->parsed()) return petricore::initdb::run_init_db(init_db_options);
+#endif
   } catch (const petricore::collect::UsageError& e) {
+    std::fprintf(stderr, "petricore: %s\n", e.what());
+    return kExitUsage;
+  } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "petricore: %s\n", e.what());
     return kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "petricore: %s\n", e.what());
     return kExitFailure;
   }
+  std::fprintf(stderr, "petricore: a subcommand is required: collect, serve, report or init-db (see --help)\n");
   return kExitUsage;
 }

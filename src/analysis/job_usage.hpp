@@ -7,6 +7,7 @@
 #include "analysis/job_record.hpp"
 #include "analysis/series.hpp"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +22,10 @@ struct CoreTime {
 
 struct JobUsage {
   JobRecord job;
+
+  // Seconds the job ran: end - start once it ended; while it runs, up to its
+  // latest sample (summarize() reads no clock). Absent without a start.
+  std::optional<std::int64_t> runtime_seconds;
 
   // CPU. Percentages are of one CPU; the job-wide value at an instant is the
   // sum of jobs_cpu_percent over the job's nodes.
@@ -62,6 +67,8 @@ struct JobUsage {
 // Builds the aggregates from the series (pure: tests call it directly).
 // `series` maps metric names to what a range query returned over the job's
 // window; `gpu_utilization` the utilisation series of its GPUs, if any.
+// Metric names without any series are dropped, so no_metrics() holds when no
+// jobs_* series had a sample. NaN and ±Inf samples are ignored.
 JobUsage summarize(JobRecord job, std::map<std::string, std::vector<Series>> series,
                    std::optional<std::vector<Series>> gpu_utilization);
 

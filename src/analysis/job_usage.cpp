@@ -1,0 +1,248 @@
+#include "analysis/job_usage.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <set>
+#include <utility>
+
+namespace petricore::analysis {
+namespace {
+
+// A core counts as used when it got this share of the mean per-core time
+// (ARCHITECTURE.md §5; the original's 0.8).
+constexpr double kCoreUsedShareOfMean = 0.8;
+
+const std::vector<Series>& series_of(const std::map<std::string, std::vector<Series>>& all, const std::string& name) {
+  static const std::vector<Series> none;
+  auto it = all.find(name);
+  return it == all.end() ? none : it->second;
+}
+
+// Prometheus timestamps are whole milliseconds, and one range query evaluates
+// every series at the same start + k × step: rounding to the millisecond undoes
+// the decimal-to-double noise, so equal instants get equal keys.
+std::int64_t instant_of(double time) { return std::llround(time * 1000.0); }
+
+// The job-wide value at each instant: the sum over the series that have a
+// sample then. A node without a sample at an instant adds nothing.
+std::map<std::int64_t, double> sum_per_instant(const std::vector<const Series*>& series) {
+  std::map<std::int64_t, double> sums;
+  for (const Series* s : series)
+    for (const Sample& sample : s->samples)
+      if (std::isfinite(sample.value)) sums[instant_of(sample.time)] += sample.value;
+  return sums;
+}
+
+std::vector<const Series*> pointers_to(const std::vector<Series>& series) {
+  std::vector<const Series*> out;
+  out.reserve(series.size());
+  for (const Series& s : series) out.push_back(&s);
+  return out;
+}
+
+std::optional<double> mean_of(const std::map<std::int64_t, double>& values) {
+  if (values.empty()) return std::nullopt;
+  double sum = 0;
+  for (const auto& [instant, value] : values) sum += value;
+  return sum / static_cast<double>(values.size());
+}
+
+std::optional<double> max_of(const std::map<std::int64_t, double>& values) {
+  std::optional<double> best;
+  for (const auto& [instant, value] : values)
+    if (!best || value > *best) best = value;
+  return best;
+}
+
+// The latest finite sample of one series.
+std::optional<Sample> last_sample(const Series& series) {
+  for (auto it = series.samples.rbegin(); it != series.samples.rend(); ++it)
+    if (std::isfinite(it->value)) return *it;
+  return std::nullopt;
+}
+
+std::optional<double> max_sample(const Series& series) {
+  std::optional<double> best;
+  for (const Sample& sample : series.samples)
+    if (std::isfinite(sample.value) && (!best || sample.value > *best)) best = sample.value;
+  return best;
+}
+
+// Counters (CPU seconds, bytes, syscalls) grow over a job's life, so a node's
+// total is its latest sample. Should a node carry several series of the same
+// key, the one sampled last wins.
+template <typename Key, typename KeyOf>
+std::map<Key, Sample> last_per(const std::vector<Series>& series, KeyOf key_of) {
+  std::map<Key, Sample> latest;
+  for (const Series& s : series) {
+    auto last = last_sample(s);
+    if (!last) continue;
+    auto [it, inserted] = latest.emplace(key_of(s), *last);
+    if (!inserted && last->time >= it->second.time) it->second = *last;
+  }
+  return latest;
+}
+
+// Σ over nodes of each node's latest value; absent when no node had a sample.
+std::optional<double> sum_of_last_per_node(const std::vector<Series>& series) {
+  auto latest = last_per<std::string>(series, [](const Series& s) { return s.label("instance"); });
+  if (latest.empty()) return std::nullopt;
+  double sum = 0;
+  for (const auto& [node, sample] : latest) sum += sample.value;
+  return sum;
+}
+
+// Core numbers and GPU indexes order as numbers ("2" before "10"); anything
+// that is not a plain number sorts after them, as text.
+bool numeric_less(const std::string& a, const std::string& b) {
+  auto as_number = [](const std::string& text) -> std::optional<unsigned long long> {
+    unsigned long long value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+    return value;
+  };
+  auto na = as_number(a), nb = as_number(b);
+  if (na && nb) return *na != *nb ? *na < *nb : a < b;  // "01" and "1": keep a strict order
+  if (na || nb) return na.has_value();
+  return a < b;
+}
+
+struct NumericLess {
+  bool operator()(const std::string& a, const std::string& b) const { return numeric_less(a, b); }
+};
+
+std::vector<CoreTime> core_times(const std::vector<Series>& series) {
+  using NodeCore = std::pair<std::string, std::string>;
+  auto latest = last_per<NodeCore>(series, [](const Series& s) { return NodeCore{s.label("instance"), s.label("core")}; });
+  std::vector<std::pair<NodeCore, double>> ordered;
+  for (const auto& [key, sample] : latest) ordered.emplace_back(key, sample.value);
+  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+    if (a.first.first != b.first.first) return a.first.first < b.first.first;
+    return numeric_less(a.first.second, b.first.second);
+  });
+  std::vector<CoreTime> out;
+  out.reserve(ordered.size());
+  for (const auto& [key, seconds] : ordered) out.push_back({key.first + "_core_" + key.second, seconds});
+  return out;
+}
+
+int count_cores_used(const std::vector<CoreTime>& cores) {
+  if (cores.empty()) return 0;
+  double total = 0;
+  for (const CoreTime& core : cores) total += core.seconds;
+  double mean = total / static_cast<double>(cores.size());
+  // A job that used no CPU at all used no core, although every core is at
+  // 0.8 × a zero mean.
+  if (!(mean > 0)) return 0;
+  return static_cast<int>(std::count_if(cores.begin(), cores.end(), [&](const CoreTime& core) {
+    return core.seconds >= kCoreUsedShareOfMean * mean;
+  }));
+}
+
+// Σ over nodes of each node's peak: the cgroup's own high-water mark where the
+// collector exported one, else the highest resident memory sampled.
+std::optional<double> memory_peak(const std::vector<Series>& peak_series, const std::vector<Series>& rss_series) {
+  auto per_node_max = [](const std::vector<Series>& series) {
+    std::map<std::string, double> maxima;
+    for (const Series& s : series) {
+      auto peak = max_sample(s);
+      if (!peak) continue;
+      auto [it, inserted] = maxima.emplace(s.label("instance"), *peak);
+      if (!inserted) it->second = std::max(it->second, *peak);
+    }
+    return maxima;
+  };
+  auto node_peaks = per_node_max(peak_series);
+  for (const auto& [node, rss] : per_node_max(rss_series)) node_peaks.emplace(node, rss);  // only where no peak
+  if (node_peaks.empty()) return std::nullopt;
+  double sum = 0;
+  for (const auto& [node, peak] : node_peaks) sum += peak;
+  return sum;
+}
+
+std::map<std::string, double> thread_maxima(const std::vector<Series>& series) {
+  std::map<std::string, std::vector<const Series*>> by_name;
+  for (const Series& s : series) by_name[s.label("proc_name")].push_back(&s);
+  std::map<std::string, double> maxima;
+  for (const auto& [name, of_name] : by_name)
+    if (auto max = max_of(sum_per_instant(of_name))) maxima[name] = *max;
+  return maxima;
+}
+
+std::map<std::string, std::vector<std::string>> gpus_per_node(const std::vector<Series>& series) {
+  // A jobs_gpus_used series exists for each allocated GPU: its labels are the
+  // fact, its value is always 1.
+  std::map<std::string, std::set<std::string, NumericLess>> ids;
+  for (const Series& s : series)
+    if (!s.label("gpuid").empty()) ids[s.label("instance")].insert(s.label("gpuid"));
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [node, node_ids] : ids) out[node].assign(node_ids.begin(), node_ids.end());
+  return out;
+}
+
+std::optional<double> max_over_all(const std::vector<Series>& series) {
+  std::optional<double> best;
+  for (const Series& s : series)
+    if (auto max = max_sample(s); max && (!best || *max > *best)) best = max;
+  return best;
+}
+
+bool any_sample_set(const std::vector<Series>& series) {
+  for (const Series& s : series)
+    for (const Sample& sample : s.samples)
+      if (std::isfinite(sample.value) && sample.value >= 0.5) return true;
+  return false;
+}
+
+std::optional<std::int64_t> runtime_of(const JobRecord& job, const std::map<std::string, std::vector<Series>>& series) {
+  if (!job.start) return std::nullopt;
+  if (job.end) return std::max<std::int64_t>(0, *job.end - *job.start);
+  std::optional<double> latest;
+  for (const auto& [name, of_metric] : series)
+    for (const Series& s : of_metric)
+      if (!s.samples.empty() && (!latest || s.samples.back().time > *latest)) latest = s.samples.back().time;
+  if (!latest) return std::nullopt;
+  return std::max<std::int64_t>(0, static_cast<std::int64_t>(*latest) - *job.start);
+}
+
+}  // namespace
+
+JobUsage summarize(JobRecord job, std::map<std::string, std::vector<Series>> series,
+                   std::optional<std::vector<Series>> gpu_utilization) {
+  for (auto it = series.begin(); it != series.end();) {
+    bool has_sample = std::any_of(it->second.begin(), it->second.end(), [](const Series& s) { return !s.samples.empty(); });
+    it = has_sample ? std::next(it) : series.erase(it);
+  }
+
+  JobUsage usage;
+  usage.runtime_seconds = runtime_of(job, series);
+  usage.job = std::move(job);
+
+  auto cpu_percent = sum_per_instant(pointers_to(series_of(series, "jobs_cpu_percent")));
+  usage.cpu_avg_percent = mean_of(cpu_percent);
+  usage.cpu_max_percent = max_of(cpu_percent);
+  usage.cpu_time_total = sum_of_last_per_node(series_of(series, "jobs_cpu_time_total"));
+  usage.user_time = sum_of_last_per_node(series_of(series, "jobs_user_time"));
+  usage.system_time = sum_of_last_per_node(series_of(series, "jobs_system_time"));
+  usage.cpu_time_core = core_times(series_of(series, "jobs_cpu_time_core"));
+  usage.cores_used = count_cores_used(usage.cpu_time_core);
+
+  usage.memory_peak_mb = memory_peak(series_of(series, "jobs_memory_peak_mb"), series_of(series, "jobs_rss"));
+
+  usage.opened_files_avg = mean_of(sum_per_instant(pointers_to(series_of(series, "jobs_opened_files"))));
+  usage.read_mb = sum_of_last_per_node(series_of(series, "jobs_read_mb")).value_or(0);
+  usage.write_mb = sum_of_last_per_node(series_of(series, "jobs_write_mb")).value_or(0);
+  usage.read_count = sum_of_last_per_node(series_of(series, "jobs_read_count")).value_or(0);
+  usage.write_count = sum_of_last_per_node(series_of(series, "jobs_write_count")).value_or(0);
+  usage.uses_scratch = any_sample_set(series_of(series, "jobs_uses_scratch"));
+
+  usage.threads_max = thread_maxima(series_of(series, "jobs_thread_count"));
+  usage.gpus = gpus_per_node(series_of(series, "jobs_gpus_used"));
+  if (gpu_utilization) usage.gpu_utilization_max = max_over_all(*gpu_utilization);
+
+  usage.series = std::move(series);
+  return usage;
+}
+
+}  // namespace petricore::analysis
