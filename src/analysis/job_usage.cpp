@@ -22,7 +22,9 @@ const std::vector<Series>& series_of(const std::map<std::string, std::vector<Ser
 // Prometheus timestamps are whole milliseconds, and one range query evaluates
 // every series at the same start + k × step: rounding to the millisecond undoes
 // the decimal-to-double noise, so equal instants get equal keys.
-std::int64_t instant_of(double time) { return std::llround(time * 1000.0); }
+std::int64_t instant_of(double time) {
+  return std::llround(time * 1000.0);
+}
 
 // The job-wide value at each instant: the sum over the series that have a
 // sample then. A node without a sample at an instant adds nothing.
@@ -114,7 +116,9 @@ struct NumericLess {
 
 std::vector<CoreTime> core_times(const std::vector<Series>& series) {
   using NodeCore = std::pair<std::string, std::string>;
-  auto latest = last_per<NodeCore>(series, [](const Series& s) { return NodeCore{s.label("instance"), s.label("core")}; });
+  auto latest = last_per<NodeCore>(series, [](const Series& s) {
+    return NodeCore{s.label("instance"), s.label("core")};
+  });
   std::vector<std::pair<NodeCore, double>> ordered;
   for (const auto& [key, sample] : latest) ordered.emplace_back(key, sample.value);
   std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
@@ -135,9 +139,8 @@ int count_cores_used(const std::vector<CoreTime>& cores) {
   // A job that used no CPU at all used no core, although every core is at
   // 0.8 × a zero mean.
   if (!(mean > 0)) return 0;
-  return static_cast<int>(std::count_if(cores.begin(), cores.end(), [&](const CoreTime& core) {
-    return core.seconds >= kCoreUsedShareOfMean * mean;
-  }));
+  return static_cast<int>(std::count_if(
+      cores.begin(), cores.end(), [&](const CoreTime& core) { return core.seconds >= kCoreUsedShareOfMean * mean; }));
 }
 
 // Σ over nodes of each node's peak: the cgroup's own high-water mark where the
@@ -211,7 +214,8 @@ std::optional<std::int64_t> runtime_of(const JobRecord& job, const std::map<std:
 JobUsage summarize(JobRecord job, std::map<std::string, std::vector<Series>> series,
                    std::optional<std::vector<Series>> gpu_utilization) {
   for (auto it = series.begin(); it != series.end();) {
-    bool has_sample = std::any_of(it->second.begin(), it->second.end(), [](const Series& s) { return !s.samples.empty(); });
+    bool has_sample =
+        std::any_of(it->second.begin(), it->second.end(), [](const Series& s) { return !s.samples.empty(); });
     it = has_sample ? std::next(it) : series.erase(it);
   }
 

@@ -50,7 +50,8 @@ int run_report(const ReportOptions& options) {
 
   Result<analysis::JobReport> report = analyzer.analyze(*id);
   if (!report) {
-    std::fprintf(stderr, "petricore: job %s: %s\n", id->text().c_str(), report.error().message.c_str());
+    // The sources' messages already name the job and where it was looked for.
+    std::fprintf(stderr, "petricore: %s\n", report.error().message.c_str());
     return exit_code(report.error());
   }
   if (options.json) {

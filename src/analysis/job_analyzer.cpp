@@ -1,0 +1,199 @@
+#include "analysis/job_analyzer.hpp"
+
+#include "core/log.hpp"
+#include "sources/accounting.hpp"
+#include "sources/prometheus_client.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <utility>
+
+// Requests per job: the accounting source's (none for sacct and the DB view,
+// two for Prometheus's jobs_info), one range query for every jobs_* series
+// of the job, and one more for GPU utilisation only when the job had GPUs.
+
+namespace petricore::analysis {
+namespace {
+
+// The API refuses more than 11,000 points per series; 10,000 steps leave a
+// margin for the alignment below.
+constexpr double kMaxSteps = 10000;
+// The collector's default interval: a finer step only repeats samples.
+constexpr double kMinStep = 15;
+
+double now_seconds() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+// The node behind an exporter's `instance` label ("gpu1.cluster:9445" ->
+// "gpu1"), to join GPU exporters' series with the collector's short names.
+std::string short_node_name(std::string_view instance) {
+  if (!instance.empty() && instance.front() == '[') {  // "[v6]:port"
+    const std::size_t close = instance.find(']');
+    return std::string(close == std::string_view::npos ? instance : instance.substr(1, close - 1));
+  }
+  if (std::count(instance.begin(), instance.end(), ':') == 1) instance = instance.substr(0, instance.find(':'));
+  const bool address = !instance.empty() && instance.find_first_not_of("0123456789.") == std::string_view::npos;
+  if (address || instance.find(':') != std::string_view::npos) return std::string(instance);
+  return std::string(instance.substr(0, instance.find('.')));
+}
+
+bool valid_label_name(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// A literal for an RE2 alternative: every punctuation character escaped.
+std::string regex_literal(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && !(static_cast<unsigned char>(c) & 0x80))
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+template <typename Strings>
+std::string alternatives(const Strings& values) {
+  std::string out;
+  for (const std::string& v : values) out += (out.empty() ? "" : "|") + regex_literal(v);
+  return out;
+}
+
+struct Window {
+  double start = 0;
+  double end = 0;
+  double step = 0;
+};
+
+// Steps end exactly at the job's end, where the last sample (which holds the
+// final value of every cumulative metric: CPU time, bytes) is still visible:
+// the collector drops a job's series only at its first pass after the end,
+// so Prometheus's staleness marker comes later. The first step lies at or
+// before the start.
+Window window_for(const JobRecord& job, double now) {
+  Window w;
+  w.end = job.end ? static_cast<double>(*job.end) : now;
+  const double begin = std::min(static_cast<double>(*job.start), w.end);
+  w.step = std::max(kMinStep, std::ceil((w.end - begin) / kMaxSteps));
+  w.start = w.end - std::ceil((w.end - begin) / w.step) * w.step;
+  return w;
+}
+
+// The job's GPUs by node, from its jobs_gpus_used series.
+std::map<std::string, std::set<std::string>> gpus_of(const std::vector<Series>& gpus_used) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const Series& s : gpus_used) {
+    if (!s.label("gpuid").empty()) out[short_node_name(s.label("instance"))].insert(s.label("gpuid"));
+  }
+  return out;
+}
+
+// The utilisation series of the job's GPUs over the job's window: one query
+// for the nodes' GPUs, then only the (node, GPU index) pairs the job held,
+// with `instance` and `gpu` set to the short node name and the index so the
+// series read like the collector's. nullopt when no series matched: then
+// nothing is known about the GPUs' use.
+Result<std::optional<std::vector<Series>>> gpu_series(sources::PrometheusClient& prometheus,
+                                                      const AnalyzerOptions& options,
+                                                      const std::map<std::string, std::set<std::string>>& gpus,
+                                                      const Window& w) {
+  const std::string& instance_label = options.gpu_instance_label;
+  const std::string& index_label = options.gpu_index_label;
+  if (gpus.empty()) return std::optional<std::vector<Series>>();
+  if (!valid_label_name(instance_label) || !valid_label_name(index_label)) {
+    return bad_input("GPU utilisation labels '" + instance_label + "' and '" + index_label +
+                     "' must be Prometheus label names");
+  }
+  std::set<std::string> nodes;
+  std::set<std::string> indexes;
+  for (const auto& [node, ids] : gpus) {
+    nodes.insert(node);
+    indexes.insert(ids.begin(), ids.end());
+  }
+  // The exporter's instance may carry a port and a domain: "gpu1.x:9445".
+  const std::string query = "{__name__=" + sources::promql_string(options.gpu_utilization_metric) + "," +
+                            instance_label + "=~" + sources::promql_string("(" + alternatives(nodes) + ")([.:].*)?") +
+                            "," + index_label + "=~" + sources::promql_string(alternatives(indexes)) + "}";
+  auto found = prometheus.query_range(query, w.start, w.end, w.step);
+  if (!found) return found.error();
+  std::vector<Series> kept;
+  for (Series& s : *found) {
+    const std::string node = short_node_name(s.label(instance_label));
+    const std::string index = s.label(index_label);
+    auto held = gpus.find(node);
+    if (held == gpus.end() || held->second.count(index) == 0) continue;
+    s.labels["instance"] = node;
+    s.labels["gpu"] = index;
+    kept.push_back(std::move(s));
+  }
+  if (kept.empty()) return std::optional<std::vector<Series>>();
+  return std::optional<std::vector<Series>>(std::move(kept));
+}
+
+}  // namespace
+
+JobAnalyzer::JobAnalyzer(sources::AccountingSource& accounting, sources::PrometheusClient& prometheus,
+                         AnalyzerOptions options)
+    : accounting_(accounting), prometheus_(prometheus), options_(std::move(options)) {}
+
+Result<JobReport> JobAnalyzer::analyze(const JobId& id) {
+  const auto started = std::chrono::steady_clock::now();
+  // Under serve the client is shared, so this difference may include other
+  // threads' requests; it is exact for one `report`.
+  const int requests_before = prometheus_.requests();
+
+  Result<JobRecord> record = accounting_.job(id);
+  if (!record) return record.error();
+  const int accounting_requests = prometheus_.requests() - requests_before;
+
+  std::map<std::string, std::vector<Series>> by_metric;
+  std::optional<std::vector<Series>> gpu_utilization;
+  if (record->raw_id.empty()) {
+    // slurm_job="" would select every jobs_* series without the label.
+    return unavailable("accounting source " + accounting_.name() + " gave no numeric job id for job " + id.text());
+  }
+  if (record->start) {  // a pending job has no series yet
+    const Window w = window_for(*record, now_seconds());
+    const std::string job_match = "slurm_job=" + sources::promql_string(record->raw_id);
+    auto all = prometheus_.query_range("{__name__=~\"jobs_.+\"," + job_match + "}", w.start, w.end, w.step);
+    if (!all) return all.error();
+    for (Series& s : *all) {
+      std::string name = s.label("__name__");
+      if (!name.empty()) by_metric[name].push_back(std::move(s));
+    }
+
+    auto gpus = by_metric.find("jobs_gpus_used");
+    if (gpus != by_metric.end()) {
+      auto utilization = gpu_series(prometheus_, options_, gpus_of(gpus->second), w);
+      if (!utilization) return utilization.error();
+      gpu_utilization = std::move(utilization.value());
+    }
+  }
+
+  JobReport report;
+  report.usage = summarize(std::move(record.value()), std::move(by_metric), std::move(gpu_utilization));
+  report.findings = evaluate_rules(report.usage, options_.thresholds);
+  report.warning = has_warning(report.findings);
+
+  if (log::level() <= log::Level::Debug) {
+    std::size_t series = 0;
+    for (const auto& [name, of_name] : report.usage.series) series += of_name.size();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "job %s analysed in %.1f ms: %d Prometheus requests (%d for accounting), %zu series",
+                  id.text().c_str(), ms, prometheus_.requests() - requests_before, accounting_requests, series);
+    log::debug(line);
+  }
+  return report;
+}
+
+}  // namespace petricore::analysis

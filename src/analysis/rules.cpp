@@ -1,0 +1,329 @@
+#include "analysis/rules.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace petricore::analysis {
+namespace {
+
+using Findings = std::vector<Finding>;
+
+// Numbers inside sentences: at most `decimals` places, no trailing zeros
+// ("42.5", "3000"), so messages read like a person wrote them.
+std::string number_text(double value, int decimals = 1) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  std::string text = buffer;
+  if (text.find('.') != std::string::npos) {
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') text.pop_back();
+  }
+  if (text == "-0") text = "0";
+  return text;
+}
+
+// Slurm's --time accepts hours:minutes:seconds with hours above 24.
+std::string duration_text(std::int64_t seconds) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%02lld:%02lld:%02lld", static_cast<long long>(seconds / 3600),
+                static_cast<long long>(seconds / 60 % 60), static_cast<long long>(seconds % 60));
+  return buffer;
+}
+
+std::string plural(double count, const char* one, const char* many) {
+  return number_text(count, 0) + " " + (count == 1 ? one : many);
+}
+
+// Whole-job CPU use per allocated core, in % (the jobs_cpu_percent mean is
+// summed over nodes, alloc_cpus counts every node's cores).
+std::optional<double> cpu_efficiency_percent(const JobUsage& usage) {
+  if (!usage.cpu_avg_percent || usage.job.alloc_cpus <= 0) return std::nullopt;
+  return *usage.cpu_avg_percent / usage.job.alloc_cpus;
+}
+
+std::optional<double> memory_ratio(const JobUsage& usage) {
+  if (!usage.memory_peak_mb || !usage.job.alloc_mem_mb || !(*usage.job.alloc_mem_mb > 0)) return std::nullopt;
+  return *usage.memory_peak_mb / *usage.job.alloc_mem_mb;
+}
+
+// The option asking for `job_megabytes` over the whole job. --mem is per
+// node: on one node it is the whole request; over several nodes
+// --mem-per-cpu spreads the total over the job's CPUs, whatever the layout.
+std::string memory_request(const JobRecord& job, double job_megabytes) {
+  bool per_cpu = job.alloc_nodes > 1 && job.alloc_cpus > 0;
+  double amount = per_cpu ? job_megabytes / job.alloc_cpus : job_megabytes;
+  // --mem=0 asks Slurm for all of a node's memory: never suggest it.
+  auto megabytes = std::max<long long>(1, static_cast<long long>(std::ceil(amount)));
+  return std::string(per_cpu ? "--mem-per-cpu=" : "--mem=") + std::to_string(megabytes) + "M";
+}
+
+Finding finding(const char* rule, Severity severity, std::string message, std::string advice, double value,
+                double threshold, const char* unit) {
+  return {rule, severity, std::move(message), std::move(advice), value, threshold, unit};
+}
+
+void check_job_state(const JobUsage& usage, const RuleThresholds&, Findings& out) {
+  const JobRecord& job = usage.job;
+  double runtime = static_cast<double>(usage.runtime_seconds.value_or(0));
+  if (job.state == "OUT_OF_MEMORY") {
+    std::string advice = "Request more memory than the job had";
+    if (job.alloc_mem_mb && *job.alloc_mem_mb > 0) {
+      // Half as much again as the limit it hit: its peak, ≈ the limit, says no more.
+      advice += " (e.g. " + memory_request(job, 1.5 * *job.alloc_mem_mb) + ", 1.5 × the " +
+                number_text(*job.alloc_mem_mb, 0) + " MB it had)";
+    }
+    advice +=
+        ", or lower the program's memory use (smaller batches or chunks of input); the job's output file names "
+        "the step that was killed.";
+    out.push_back(finding("job_state", Severity::Critical, "The job ran out of memory (OUT_OF_MEMORY).",
+                          // Without a measured peak, the limit it hit is the best value there is.
+                          std::move(advice), usage.memory_peak_mb.value_or(job.alloc_mem_mb.value_or(0)),
+                          job.alloc_mem_mb.value_or(0), "MB"));
+  } else if (job.state == "TIMEOUT") {
+    std::string limit = job.time_limit_seconds ? " of " + duration_text(*job.time_limit_seconds) : "";
+    out.push_back(finding("job_state", Severity::Critical, "The job reached its time limit" + limit + " (TIMEOUT).",
+                          "Request more time with --time, or make the program write checkpoints so that a "
+                          "resubmitted job continues where this one stopped.",
+                          runtime, static_cast<double>(job.time_limit_seconds.value_or(0)), "s"));
+  } else if (job.state == "NODE_FAIL") {
+    out.push_back(finding("job_state", Severity::Critical, "A node of the job failed (NODE_FAIL).",
+                          "This was not caused by the job: resubmit it. If it happens again, tell the cluster's "
+                          "support team and give them the job id.",
+                          runtime, 0, "s"));
+  } else if (job.state == "FAILED") {
+    out.push_back(finding("job_state", Severity::Critical,
+                          "The job failed (FAILED): a command in it ended with an error.",
+                          "Read the end of the job's output and error files for the failing command; test the "
+                          "script on a small case (or in an interactive salloc session) before resubmitting.",
+                          runtime, 0, "s"));
+  }
+}
+
+void check_cpu_efficiency(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  auto efficiency = cpu_efficiency_percent(usage);
+  if (!efficiency || *efficiency >= t.cpu_efficiency_warning) return;
+  bool critical = *efficiency < t.cpu_efficiency_critical;
+  int cores = usage.job.alloc_cpus;
+  double busy_cores = *usage.cpu_avg_percent / 100;
+  // The cores' worth it kept busy, rounded: "about" is all a mean can say.
+  int enough = std::max(1, static_cast<int>(std::lround(busy_cores)));
+  std::string advice = enough < cores ? "Request fewer cores (about " + std::to_string(enough) +
+                                            " would have been enough), or make sure the program really runs in "
+                                            "parallel"
+                                      : "Make sure the program really runs in parallel";
+  advice += " (its thread or MPI options, srun for MPI programs); a short scaling test shows how many cores pay off.";
+  out.push_back(
+      finding("cpu_efficiency", critical ? Severity::Critical : Severity::Warning,
+              "The job kept its " + plural(cores, "allocated core", "allocated cores") + " " +
+                  number_text(*efficiency) + " % busy on average (about " + number_text(busy_cores) + " cores' worth).",
+              std::move(advice), *efficiency, critical ? t.cpu_efficiency_critical : t.cpu_efficiency_warning, "%"));
+}
+
+void check_cpu_stability(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  if (!usage.cpu_avg_percent || !usage.cpu_max_percent || !(*usage.cpu_max_percent > 0)) return;
+  double ratio = *usage.cpu_avg_percent / *usage.cpu_max_percent;
+  if (ratio >= t.cpu_stability_ratio) return;
+  out.push_back(
+      finding("cpu_stability", Severity::Info,
+              "CPU use varied over the job: " + number_text(*usage.cpu_avg_percent) + " % on average, up to " +
+                  number_text(*usage.cpu_max_percent) + " % (of one CPU).",
+              "Look for phases that leave the cores idle (serial setup, I/O, waiting for files); overlap them "
+              "with computation or move them to a separate, smaller job.",
+              ratio, t.cpu_stability_ratio, "ratio"));
+}
+
+void check_core_imbalance(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  const auto& cores = usage.cpu_time_core;
+  if (cores.size() < 2) return;
+  double total = 0;
+  for (const CoreTime& core : cores) total += core.seconds;
+  double mean = total / static_cast<double>(cores.size());
+  if (!(mean > 0)) return;
+  auto least = std::min_element(cores.begin(), cores.end(),
+                                [](const CoreTime& a, const CoreTime& b) { return a.seconds < b.seconds; });
+  double ratio = least->seconds / mean;
+  if (ratio >= t.core_imbalance_ratio) return;
+  auto below = std::count_if(cores.begin(), cores.end(),
+                             [&](const CoreTime& core) { return core.seconds < t.core_imbalance_ratio * mean; });
+  out.push_back(
+      finding("core_imbalance", Severity::Warning,
+              std::to_string(below) + " of " + std::to_string(cores.size()) + " allocated cores got less than " +
+                  number_text(100 * t.core_imbalance_ratio) + " % of the mean CPU time per core; the least used, " +
+                  least->core + ", got " + number_text(100 * ratio) + " %.",
+              "Spread the work evenly over the threads or ranks (e.g. OpenMP schedule(dynamic), smaller work "
+              "chunks, a better domain decomposition), or request only as many cores as the program keeps busy.",
+              ratio, t.core_imbalance_ratio, "ratio"));
+}
+
+void check_serial_on_many_cores(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  auto efficiency = cpu_efficiency_percent(usage);
+  int cores = usage.job.alloc_cpus;
+  if (!efficiency || cores <= 1) return;
+  // efficiency ÷ (1/cores): how many cores' worth the job kept busy.
+  double busy_cores = *efficiency / 100 * cores;
+  if (!(busy_cores > t.serial_low && busy_cores < t.serial_high)) return;
+  std::string request = usage.job.alloc_nodes > 1 ? "--nodes=1 --ntasks=1 --cpus-per-task=1" : "--cpus-per-task=1";
+  out.push_back(finding("serial_on_many_cores", Severity::Warning,
+                        "The job had " + std::to_string(cores) + " cores but kept only about one busy (" +
+                            number_text(busy_cores, 2) + " cores' worth on average): the program looks serial.",
+                        "Use " + request +
+                            " unless the program is meant to run in parallel; if it is, check that it is started with "
+                            "its threads or MPI options (e.g. OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK, srun).",
+                        busy_cores, t.serial_low, "ratio"));
+}
+
+void check_memory_overallocated(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  auto ratio = memory_ratio(usage);
+  if (!ratio || *ratio >= t.memory_overallocated_ratio) return;
+  out.push_back(finding("memory_overallocated", Severity::Warning,
+                        "The job's memory peaked at " + number_text(*usage.memory_peak_mb) + " MB of the " +
+                            number_text(*usage.job.alloc_mem_mb) + " MB allocated (" + number_text(100 * *ratio) +
+                            " %).",
+                        "Request " + memory_request(usage.job, t.memory_request_factor * *usage.memory_peak_mb) + " (" +
+                            number_text(t.memory_request_factor) +
+                            " × the peak) next time: memory asked for but unused stays reserved, and smaller requests "
+                            "start sooner.",
+                        100 * *ratio, 100 * t.memory_overallocated_ratio, "%"));
+}
+
+void check_memory_near_limit(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  // An OUT_OF_MEMORY job already has its critical state finding.
+  if (usage.job.state == "OUT_OF_MEMORY") return;
+  auto ratio = memory_ratio(usage);
+  if (!ratio || *ratio <= t.memory_near_limit_ratio) return;
+  out.push_back(finding(
+      "memory_near_limit", Severity::Info,
+      "The job's memory peaked at " + number_text(*usage.memory_peak_mb) + " MB, " + number_text(100 * *ratio) +
+          " % of the " + number_text(*usage.job.alloc_mem_mb) + " MB allocated.",
+      "Leave some headroom, e.g. " + memory_request(usage.job, t.memory_request_factor * *usage.memory_peak_mb) +
+          ", so that a slightly larger input does not end in OUT_OF_MEMORY.",
+      100 * *ratio, 100 * t.memory_near_limit_ratio, "%"));
+}
+
+void check_scratch_unused(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  double moved = usage.read_mb + usage.write_mb;
+  if (usage.uses_scratch || moved <= t.scratch_min_io_mb) return;
+  out.push_back(finding("scratch_unused", Severity::Info,
+                        "The job read and wrote " + number_text(moved) + " MB but never used a scratch filesystem.",
+                        "Run I/O-heavy work in scratch space: keep the job's working files under /scratch (or on the "
+                        "node-local /localscratch, $SLURM_TMPDIR) while it runs, then copy the results to home or "
+                        "project storage.",
+                        moved, t.scratch_min_io_mb, "MB"));
+}
+
+void check_small_io_many_files(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  if (!usage.opened_files_avg || !(*usage.opened_files_avg > 0) || *usage.opened_files_avg < t.small_io_min_files)
+    return;
+  double per_file = (usage.read_mb + usage.write_mb) / *usage.opened_files_avg;
+  if (per_file >= t.small_io_mb_per_file) return;
+  out.push_back(finding("small_io_many_files", Severity::Warning,
+                        "The job kept about " + number_text(*usage.opened_files_avg, 0) +
+                            " files open on average but moved only " + number_text(per_file, 2) + " MB per file.",
+                        "Many small files are slow on shared filesystems: bundle them (tar, HDF5, a database), or copy "
+                        "them to node-local scratch ($SLURM_TMPDIR) at the start of the job and work there.",
+                        per_file, t.small_io_mb_per_file, "MB"));
+}
+
+void check_too_many_threads(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  int cpus = usage.job.alloc_cpus;
+  if (cpus <= 0) return;
+  double limit = t.threads_per_cpu * cpus;
+  for (const auto& [name, threads] : usage.threads_max) {
+    // The collector's "other" bucket sums many different programs: not one
+    // process name's threads.
+    if (name == "other" || threads <= limit) continue;
+    out.push_back(finding("too_many_threads", Severity::Warning,
+                          "Processes named '" + name + "' ran up to " + number_text(threads, 0) + " threads on " +
+                              plural(cpus, "allocated core", "allocated cores") + ".",
+                          "Match the thread count to the cores asked for: OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK "
+                          "(likewise MKL_NUM_THREADS, OPENBLAS_NUM_THREADS, or the program's own threads option); "
+                          "more threads than cores only add switching overhead.",
+                          threads, limit, "count"));
+  }
+}
+
+void check_gpu_unused(const JobUsage& usage, const RuleThresholds&, Findings& out) {
+  std::size_t listed = 0;
+  for (const auto& [node, ids] : usage.gpus) listed += ids.size();
+  std::size_t gpus = std::max<std::size_t>(listed, static_cast<std::size_t>(std::max(0, usage.job.alloc_gpus)));
+  // Without utilisation series nothing is known: silence, not a guess.
+  if (gpus == 0 || !usage.gpu_utilization_max || *usage.gpu_utilization_max > 0) return;
+  out.push_back(finding("gpu_unused", Severity::Critical,
+                        "The job had " + plural(static_cast<double>(gpus), "GPU", "GPUs") +
+                            " but their utilisation stayed at 0 % for the whole job.",
+                        "Check that the program was built with GPU support and sees the GPU (run nvidia-smi inside the "
+                        "job; in Python e.g. torch.cuda.is_available()); if the job needs no GPU, submit it without "
+                        "--gres=gpu or --gpus.",
+                        *usage.gpu_utilization_max, 0, "%"));
+}
+
+void check_time_overrequested(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  const JobRecord& job = usage.job;
+  if (job.state != "COMPLETED" || !job.time_limit_seconds || *job.time_limit_seconds <= 0 || !usage.runtime_seconds)
+    return;
+  double ratio = static_cast<double>(*usage.runtime_seconds) / static_cast<double>(*job.time_limit_seconds);
+  if (ratio >= t.time_warning_ratio) return;
+  bool critical = ratio < t.time_critical_ratio;
+  // The runtime plus half again, in whole minutes: margin for slower runs.
+  std::int64_t suggested = std::max<std::int64_t>(60, (*usage.runtime_seconds * 3 / 2 + 59) / 60 * 60);
+  out.push_back(finding("time_overrequested", critical ? Severity::Critical : Severity::Warning,
+                        "The job ran " + duration_text(*usage.runtime_seconds) + ", " + number_text(100 * ratio) +
+                            " % of its " + duration_text(*job.time_limit_seconds) + " time limit.",
+                        "Request --time=" + duration_text(suggested) +
+                            " (the runtime plus 50 %) for similar jobs: shorter limits start sooner, since the "
+                            "scheduler can fit them into gaps (backfill).",
+                        100 * ratio, 100 * (critical ? t.time_critical_ratio : t.time_warning_ratio), "%"));
+}
+
+using Rule = void (*)(const JobUsage&, const RuleThresholds&, Findings&);
+
+// In ARCHITECTURE.md §6 order; job_state is separate because it alone also
+// judges short jobs and jobs without metrics.
+constexpr Rule kUsageRules[] = {
+    check_cpu_efficiency,       check_cpu_stability,     check_core_imbalance,     check_serial_on_many_cores,
+    check_memory_overallocated, check_memory_near_limit, check_scratch_unused,     check_small_io_many_files,
+    check_too_many_threads,     check_gpu_unused,        check_time_overrequested,
+};
+
+}  // namespace
+
+const char* severity_name(Severity severity) {
+  switch (severity) {
+    case Severity::Critical:
+      return "critical";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Info:
+      return "info";
+  }
+  return "info";
+}
+
+std::vector<Finding> evaluate_rules(const JobUsage& usage, const RuleThresholds& thresholds) {
+  Findings findings;
+  check_job_state(usage, thresholds, findings);
+  // Too short a job or no samples at all: the aggregates say nothing yet
+  // (a few samples of start-up), so only the state speaks. A job with an
+  // unknown runtime is not known to be short.
+  bool too_short =
+      usage.runtime_seconds && static_cast<double>(*usage.runtime_seconds) < thresholds.min_runtime_seconds;
+  if (!usage.no_metrics() && !too_short)
+    for (Rule rule : kUsageRules) rule(usage, thresholds, findings);
+  // Most severe first; within a severity, the table's order.
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+  return findings;
+}
+
+bool has_warning(const std::vector<Finding>& findings) {
+  return std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
+    return f.severity == Severity::Critical || f.severity == Severity::Warning;
+  });
+}
+
+}  // namespace petricore::analysis

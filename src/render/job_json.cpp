@@ -1,0 +1,269 @@
+// The job JSON of ARCHITECTURE.md §5. The document is built as a
+// boost::json::value (insertion-ordered objects, proper string escaping) and
+// written by a small writer of our own, because Boost.JSON 1.81 prints every
+// double in exponent form ("1.5E0"): valid, but not what people or golden
+// files want to read.
+//
+// Numbers: rounded where they are built — 2 decimals for amounts (%, MB,
+// seconds, files), 4 for fractions and ratios, whole numbers for counts — and
+// stored as integers when the rounded value is whole, so 3000.0 reads 3000.
+// Anything unknown or non-finite is null, never NaN.
+#include "analysis/job_id.hpp"
+#include "render/job_render.hpp"
+#include "render/text_format.hpp"
+
+#include <boost/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace petricore::render {
+namespace {
+
+namespace json = boost::json;
+using analysis::JobUsage;
+
+constexpr int kAmountDecimals = 2;
+constexpr int kFractionDecimals = 4;
+
+json::value number(double value, int decimals = kAmountDecimals) {
+  if (!std::isfinite(value)) return nullptr;
+  double r = text::rounded(value, decimals);
+  if (r == 0) return 0;  // no "-0"
+  if (std::trunc(r) == r && std::fabs(r) < 9.0e15) return static_cast<std::int64_t>(r);
+  return r;
+}
+
+json::value number(const std::optional<double>& value, int decimals = kAmountDecimals) {
+  return value ? number(*value, decimals) : json::value(nullptr);
+}
+
+json::value count(double value) {
+  return number(value, 0);
+}
+
+json::value instant(const std::optional<std::int64_t>& epoch) {
+  return epoch ? json::value(text::iso8601_utc(*epoch)) : json::value(nullptr);
+}
+
+// The numeric job id: JobIDRaw (what slurm_job labels carry), else the
+// leading number of the id as Slurm prints it.
+json::value job_number(const analysis::JobRecord& job) {
+  std::uint64_t raw = 0;
+  const std::string& r = job.raw_id;
+  auto [end, error] = std::from_chars(r.data(), r.data() + r.size(), raw);
+  if (!r.empty() && error == std::errc{} && end == r.data() + r.size()) return raw;
+  if (auto id = analysis::parse_job_id(job.job_id)) return id->job;
+  return nullptr;
+}
+
+// GPU indexes are numbers on every node we know; anything else stays text.
+json::value gpu_index(const std::string& id) {
+  std::uint64_t index = 0;
+  auto [end, error] = std::from_chars(id.data(), id.data() + id.size(), index);
+  if (!id.empty() && error == std::errc{} && end == id.data() + id.size()) return index;
+  return json::value(id);
+}
+
+json::object amount(json::value value, const char* unit) {
+  return {{"amount", std::move(value)}, {"unit", unit}};
+}
+json::object seconds(const std::optional<double>& value) {
+  return {{"time", number(value)}, {"unit", "s"}};
+}
+
+json::object alloc_tres(const analysis::JobRecord& job) {
+  return {
+      {"billing", job.billing ? json::value(*job.billing) : json::value(nullptr)},
+      {"alloc_cpu", job.alloc_cpus},
+      {"alloc_mem", number(job.alloc_mem_mb)},
+      {"alloc_nodes", job.node_list},
+      {"alloc_gpu", job.alloc_gpus},
+  };
+}
+
+json::object cpu(const JobUsage& usage) {
+  double core_total = 0;
+  for (const auto& core : usage.cpu_time_core) core_total += core.seconds;
+  json::array time_core;
+  for (const auto& core : usage.cpu_time_core) {
+    // Shares of the per-core sum, so they add up to 100 over the job.
+    json::value share = core_total > 0 ? number(100 * core.seconds / core_total) : json::value(nullptr);
+    time_core.push_back(json::object{
+        {"core", core.core}, {"time", number(core.seconds)}, {"unit", "s"}, {"percent_of_total", std::move(share)}});
+  }
+  // The cpu_efficiency warning level, in % of one CPU for the whole job.
+  double lowest_expected = analysis::RuleThresholds{}.cpu_efficiency_warning * usage.job.alloc_cpus;
+  return {
+      {"available", amount(usage.job.alloc_cpus, "cores")},
+      {"used", amount(usage.cpu_time_core.empty() ? json::value(nullptr) : json::value(usage.cores_used), "cores")},
+      {"time_core", std::move(time_core)},
+      {"time_total", seconds(usage.cpu_time_total)},
+      {"avg_usage_job",
+       {{"usage", number(usage.cpu_avg_percent)}, {"lowest_expected_usage", number(lowest_expected)}, {"unit", "%"}}},
+      {"max_usage_job", {{"usage", number(usage.cpu_max_percent)}, {"unit", "%"}}},
+      {"user_time", seconds(usage.user_time)},
+      {"system_time", seconds(usage.system_time)},
+  };
+}
+
+json::object ram(const JobUsage& usage) {
+  json::object used = amount(number(usage.memory_peak_mb), "MB");
+  used["usage"] = number(text::memory_fraction(usage), kFractionDecimals);
+  return {
+      {"used", std::move(used)},
+      {"available", amount(number(usage.job.alloc_mem_mb), "MB")},
+      {"peak", amount(number(usage.memory_peak_mb), "MB")},
+  };
+}
+
+json::object io(const JobUsage& usage) {
+  // Without the metric the amount is unknown (null), not zero.
+  return {
+      {"opened_files", number(usage.opened_files_avg)},
+      {"read",
+       {{"amount", number(text::measured(usage, "jobs_read_mb", usage.read_mb))},
+        {"unit", "MB"},
+        {"count", number(text::measured(usage, "jobs_read_count", usage.read_count), 0)}}},
+      {"write",
+       {{"amount", number(text::measured(usage, "jobs_write_mb", usage.write_mb))},
+        {"unit", "MB"},
+        {"count", number(text::measured(usage, "jobs_write_count", usage.write_count), 0)}}},
+  };
+}
+
+json::array findings(const std::vector<analysis::Finding>& list) {
+  json::array out;
+  for (const auto& f : list) {
+    int decimals = f.unit == "ratio" ? kFractionDecimals : kAmountDecimals;
+    out.push_back(json::object{
+        {"rule", f.rule},
+        {"severity", analysis::severity_name(f.severity)},
+        {"message", f.message},
+        {"advice", f.advice},
+        {"value", number(f.value, decimals)},
+        {"threshold", number(f.threshold, decimals)},
+        {"unit", f.unit},
+    });
+  }
+  return out;
+}
+
+json::object document(const analysis::JobReport& report) {
+  const JobUsage& usage = report.usage;
+  const analysis::JobRecord& job = usage.job;
+
+  json::object threads;
+  for (const auto& [name, max] : usage.threads_max) threads[name] = count(max);
+  json::object gpus;
+  for (const auto& [node, ids] : usage.gpus) {
+    json::array list;
+    for (const auto& id : ids) list.push_back(gpu_index(id));
+    gpus[node] = std::move(list);
+  }
+
+  return {
+      {"jobid", job_number(job)},
+      {"sponsor", job.account},
+      {"username", job.user},
+      {"runtime", usage.runtime_seconds ? json::value(text::duration(*usage.runtime_seconds)) : json::value(nullptr)},
+      {"state", job.state},
+      {"start", instant(job.start)},
+      {"end", instant(job.end)},
+      {"uses_scratch", usage.uses_scratch},
+      {"alloc_tres", alloc_tres(job)},
+      {"threads", std::move(threads)},
+      {"cpu", cpu(usage)},
+      {"ram", ram(usage)},
+      {"gpu", {{"alloc_gpu", std::move(gpus)}}},
+      {"io", io(usage)},
+      {"findings", findings(report.findings)},
+      {"warning", report.warning},
+  };
+}
+
+// Pretty-printed, two spaces per level, keys in the order built above.
+void write(std::string& out, const json::value& value, int depth) {
+  auto newline = [&](int level) {
+    out += '\n';
+    out.append(static_cast<std::size_t>(2 * level), ' ');
+  };
+  switch (value.kind()) {
+    case json::kind::null:
+      out += "null";
+      break;
+    case json::kind::bool_:
+      out += value.get_bool() ? "true" : "false";
+      break;
+    case json::kind::int64:
+      out += std::to_string(value.get_int64());
+      break;
+    case json::kind::uint64:
+      out += std::to_string(value.get_uint64());
+      break;
+    case json::kind::double_: {
+      double d = value.get_double();
+      if (!std::isfinite(d)) {
+        out += "null";
+        break;
+      }
+      // Already rounded: the shortest form that reads back the same double.
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, "%.*g", std::numeric_limits<double>::max_digits10 - 2, d);
+      out += buffer;
+      break;
+    }
+    case json::kind::string:
+      out += json::serialize(value.get_string());
+      break;
+    case json::kind::array: {
+      const auto& array = value.get_array();
+      if (array.empty()) {
+        out += "[]";
+        break;
+      }
+      out += '[';
+      for (std::size_t i = 0; i < array.size(); ++i) {
+        if (i) out += ',';
+        newline(depth + 1);
+        write(out, array[i], depth + 1);
+      }
+      newline(depth);
+      out += ']';
+      break;
+    }
+    case json::kind::object: {
+      const auto& object = value.get_object();
+      if (object.empty()) {
+        out += "{}";
+        break;
+      }
+      out += '{';
+      bool first = true;
+      for (const auto& member : object) {
+        if (!first) out += ',';
+        first = false;
+        newline(depth + 1);
+        out += json::serialize(member.key());
+        out += ": ";
+        write(out, member.value(), depth + 1);
+      }
+      newline(depth);
+      out += '}';
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+std::string job_json(const analysis::JobReport& report) {
+  std::string out;
+  write(out, document(report), 0);
+  out += '\n';
+  return out;
+}
+
+}  // namespace petricore::render

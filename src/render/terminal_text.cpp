@@ -1,0 +1,177 @@
+// `petricore report JOBID` on a terminal: a compact table of the job's
+// figures, then its findings with their advice. On a tty, efficiency bars and
+// colour help the eye; piped into a file or a mail, the same text comes
+// without a single escape code.
+#include "render/job_render.hpp"
+#include "render/text_format.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <sstream>
+
+namespace petricore::render {
+namespace {
+
+using analysis::Finding;
+using analysis::JobUsage;
+using analysis::Severity;
+
+constexpr const char* kReset = "\033[0m";
+constexpr int kBarCells = 10;
+// Findings wrap here: terminals are rarely narrower, and a hanging indent
+// keeps each finding one block.
+constexpr std::size_t kTerminalWidth = 100;
+
+const char* colour_of(std::optional<Severity> severity) {
+  if (!severity) return "\033[32m";  // green: no finding about it
+  switch (*severity) {
+    case Severity::Critical:
+      return "\033[1;31m";
+    case Severity::Warning:
+      return "\033[33m";
+    case Severity::Info:
+      return "\033[36m";
+  }
+  return "";
+}
+
+// The most severe finding among `rules`, which colours that figure's bar.
+std::optional<Severity> worst_of(const std::vector<Finding>& findings, std::initializer_list<const char*> rules) {
+  std::optional<Severity> worst;
+  for (const Finding& f : findings)
+    for (const char* rule : rules)
+      if (f.rule == rule && (!worst || f.severity > *worst)) worst = f.severity;
+  return worst;
+}
+
+void row(std::ostream& out, const char* label, const std::string& value) {
+  std::string padded = label;
+  padded.resize(10, ' ');
+  out << "  " << padded << value << '\n';
+}
+
+// "CPU   ███████░░░  70 %": the bar saturates at 100 %, the number does not.
+void bar(std::ostream& out, const char* label, double percent, std::optional<Severity> severity) {
+  int filled = static_cast<int>(std::lround(std::clamp(percent, 0.0, 100.0) / (100.0 / kBarCells)));
+  std::string cells;
+  for (int i = 0; i < kBarCells; ++i) cells += i < filled ? "█" : "░";
+  std::string padded = label;
+  padded.resize(6, ' ');
+  std::string number = text::number(percent, 0);
+  number.insert(0, number.size() < 3 ? 3 - number.size() : 0, ' ');
+  out << "  " << padded << colour_of(severity) << cells << kReset << ' ' << number << " %\n";
+}
+
+std::string heading(const analysis::JobRecord& job) {
+  std::string line = "Job " + job.job_id;
+  if (!job.name.empty()) line += " (" + job.name + ")";
+  line += ": " + job.user;
+  if (!job.account.empty()) line += " (" + job.account + ")";
+  return line + ", " + job.state;
+}
+
+void figures(std::ostream& out, const JobUsage& usage) {
+  const analysis::JobRecord& job = usage.job;
+  std::string runtime = usage.runtime_seconds ? text::duration(*usage.runtime_seconds) : "unknown";
+  if (job.time_limit_seconds) runtime += " of " + text::duration(*job.time_limit_seconds);
+  if (auto fraction = text::time_fraction(usage)) runtime += " (" + text::number(100 * *fraction) + " %)";
+  row(out, "Runtime", runtime);
+  if (job.start)
+    row(out, "Window", text::iso8601_utc(*job.start) + " to " + (job.end ? text::iso8601_utc(*job.end) : "now"));
+  std::string nodes = job.node_list.empty() ? "unknown" : job.node_list;
+  nodes += ": " + std::to_string(job.alloc_cpus) + (job.alloc_cpus == 1 ? " CPU" : " CPUs");
+  if (job.alloc_mem_mb) nodes += ", " + text::number(*job.alloc_mem_mb) + " MB";
+  if (job.alloc_gpus > 0) nodes += ", " + std::to_string(job.alloc_gpus) + (job.alloc_gpus == 1 ? " GPU" : " GPUs");
+  row(out, "Allocated", nodes);
+  if (usage.no_metrics()) {
+    row(out, "Metrics", "none recorded (too short a job, or petricore collect not running on its nodes)");
+    return;
+  }
+
+  std::string cpu = "unknown";
+  if (usage.cpu_avg_percent) {
+    cpu = text::number(*usage.cpu_avg_percent) + " % mean, " + text::number(usage.cpu_max_percent) + " % max";
+    if (auto efficiency = text::cpu_efficiency_percent(usage)) cpu += " (" + text::number(*efficiency) + " % per core)";
+  }
+  if (!usage.cpu_time_core.empty())
+    cpu +=
+        ", " + std::to_string(usage.cores_used) + " of " + std::to_string(usage.cpu_time_core.size()) + " cores used";
+  row(out, "CPU", cpu);
+  std::string cpu_time = text::amount(usage.cpu_time_total, "s");
+  if (usage.user_time || usage.system_time)
+    cpu_time +=
+        " (user " + text::amount(usage.user_time, "s") + ", system " + text::amount(usage.system_time, "s") + ")";
+  row(out, "CPU time", cpu_time);
+  std::string memory = text::amount(usage.memory_peak_mb, "MB") + " peak";
+  if (auto fraction = text::memory_fraction(usage)) memory += " (" + text::number(100 * *fraction) + " %)";
+  row(out, "Memory", memory);
+  row(out, "I/O",
+      "read " + text::amount(text::measured(usage, "jobs_read_mb", usage.read_mb), "MB") + ", written " +
+          text::amount(text::measured(usage, "jobs_write_mb", usage.write_mb), "MB") + "; " +
+          (usage.opened_files_avg ? text::number(*usage.opened_files_avg) + " files open on average"
+                                  : "open files unknown") +
+          "; scratch " +
+          (!text::has_metric(usage, "jobs_uses_scratch") ? "unknown"
+           : usage.uses_scratch                          ? "used"
+                                                         : "not used"));
+  if (!usage.gpus.empty()) {
+    std::string gpus;
+    for (const auto& [node, ids] : usage.gpus) {
+      gpus += (gpus.empty() ? "" : "; ") + node + ":";
+      for (const auto& id : ids) gpus += " " + id;
+    }
+    gpus += usage.gpu_utilization_max ? ", utilisation max " + text::number(*usage.gpu_utilization_max) + " %"
+                                      : ", utilisation not measured";
+    row(out, "GPUs", gpus);
+  }
+  if (!usage.threads_max.empty()) {
+    std::string threads;
+    for (const auto& [name, count] : usage.threads_max)
+      threads += (threads.empty() ? "" : ", ") + name + " " + text::number(count, 0);
+    row(out, "Threads", threads);
+  }
+}
+
+void bars(std::ostream& out, const analysis::JobReport& report) {
+  const JobUsage& usage = report.usage;
+  auto cpu = text::cpu_efficiency_percent(usage);
+  auto memory = text::memory_fraction(usage);
+  auto time = text::time_fraction(usage);
+  if (!cpu && !memory && !time) return;
+  out << '\n';
+  if (cpu) bar(out, "CPU", *cpu, worst_of(report.findings, {"cpu_efficiency", "serial_on_many_cores"}));
+  if (memory) bar(out, "Mem", 100 * *memory, worst_of(report.findings, {"memory_overallocated", "memory_near_limit"}));
+  if (time) bar(out, "Time", 100 * *time, worst_of(report.findings, {"time_overrequested"}));
+}
+
+void findings(std::ostream& out, const std::vector<Finding>& list, bool tty) {
+  out << '\n';
+  if (list.empty()) {
+    out << "No findings.\n";
+    return;
+  }
+  out << "Findings\n";
+  for (const Finding& f : list) {
+    std::string severity = analysis::severity_name(f.severity);
+    severity.resize(9, ' ');
+    if (tty) severity = colour_of(f.severity) + severity + kReset;
+    // Wrapped on the uncoloured text, so escape codes do not count as columns.
+    std::string first = text::wrapped(f.rule + ": " + f.message, kTerminalWidth, "           ", "           ");
+    out << "  " << severity << first.substr(11);
+    out << text::wrapped(f.advice, kTerminalWidth, "           -> ", "              ");
+  }
+}
+
+}  // namespace
+
+std::string terminal_text(const analysis::JobReport& report, bool tty) {
+  std::ostringstream out;
+  out << heading(report.usage.job) << '\n';
+  figures(out, report.usage);
+  if (tty) bars(out, report);
+  findings(out, report.findings, tty);
+  return out.str();
+}
+
+}  // namespace petricore::render

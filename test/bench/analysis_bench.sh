@@ -1,0 +1,101 @@
+#!/bin/bash
+# Analysis benchmark: how long one job's analysis takes, and how many
+# Prometheus requests it needs, against a local Prometheus (Debian's 2.42)
+# holding a finished 1-hour, 4-node job sampled every 15 s (92 series, 241
+# samples each; test/integration/lib/synthetic_jobs.py, backfilled with
+# promtool). The figure to meet: the first /api/v1/jobs/<id>/usage in
+# <= 150 ms with <= 3 Prometheus requests. Until serve is measured here too,
+# it times `petricore report <id> --json --accounting prometheus` end to end
+# (a new process each time: libcurl loaded, 2 accounting requests, 1 range
+# query, JSON out), so the figures include what serve would not pay.
+#
+# Usage: test/bench/analysis_bench.sh BUILD-DIR | PETRICORE-BINARY
+# Knobs (environment): RUNS=20 (warm runs), KEEP=1 (keep the temp dir).
+# Prints figures; never fails on a timing. Exit 77 with "SKIPPED: <why>" when
+# it cannot run (prometheus, promtool, python3 or curl missing, no report
+# subcommand); everything it starts is stopped by PID in the EXIT trap.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/../integration/lib/prometheus.sh
+source "$HERE/../integration/lib/prometheus.sh"
+
+ARG=${1:-}
+if [ -z "$ARG" ]; then
+  echo "usage: $0 BUILD-DIR | PETRICORE-BINARY" >&2
+  exit 2
+fi
+if [ -d "$ARG" ]; then PETRICORE=$ARG/src/petricore; else PETRICORE=$ARG; fi
+[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
+RUNS=${RUNS:-20}
+
+skip() {
+  echo "SKIPPED: $*"
+  exit 77
+}
+why=$(prom_unavailable promtool python3)
+[ -z "$why" ] || skip "$why"
+"$PETRICORE" report --help 2>/dev/null | grep -q -- --accounting || skip "$PETRICORE has no report subcommand yet"
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+
+T=$(mktemp -d /tmp/petricore-abench.XXXXXX) || exit 1
+cleanup() {
+  prom_stop
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+JOB=$(((RANDOM * 32768 + RANDOM) % 9000000 + 1000000))
+GPU_JOB=$((JOB + 1))
+END=$((($(date +%s) - 3 * 3600) / 15 * 15))
+python3 "$HERE/../integration/lib/synthetic_jobs.py" "$JOB" "$GPU_JOB" $((END - 3600)) "$END" >"$T/data.om" || exit 1
+prom_backfill "$T/data.om" "$T/tsdb" || exit 1
+prom_start "$T" "$T/tsdb" || exit 1
+
+now_ns() { date +%s%N; }
+# run_ms FILE-PREFIX ARGS...: runs petricore, prints its wall time in ms.
+run_ms() {
+  local out=$1 t0 t1
+  shift
+  t0=$(now_ns)
+  "$PETRICORE" "$@" >"$out.out" 2>"$out.err"
+  t1=$(now_ns)
+  echo $(((t1 - t0) / 1000))
+}
+stats() {  # microseconds on stdin -> "min / median / p90 / max ms"
+  sort -n | awk '{ v[NR] = $1 } END {
+    p = int(NR * 0.9 + 0.5); if (p < 1) p = 1
+    printf "min %.1f / median %.1f / p90 %.1f / max %.1f ms (n=%d)", v[1] / 1000, v[int((NR + 1) / 2)] / 1000,
+      v[p] / 1000, v[NR] / 1000, NR }'
+}
+report() {
+  run_ms "$1" --log-level debug report "$2" --json --prometheus "$PROM_URL" --accounting prometheus
+}
+
+echo "# petricore $("$PETRICORE" --version 2>/dev/null | head -n 1), $(prometheus --version 2>&1 | head -n 1 | cut -d' ' -f1-3)"
+echo "# host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# job $JOB: 4 nodes, 1 hour, 15 s samples, $(grep -c "slurm_job=\"$JOB\"" "$T/data.om") samples"
+
+first=$(report "$T/first" "$JOB")
+[ -s "$T/first.out" ] || { echo "report failed: $(head -c 300 "$T/first.err")"; exit 1; }
+analysed=$(grep -m1 'analysed in' "$T/first.err" | sed 's/.*debug: //')
+
+for _ in $(seq 1 "$RUNS"); do report "$T/warm" "$JOB"; done >"$T/warm.us"
+for _ in $(seq 1 "$RUNS"); do run_ms "$T/version" --version; done >"$T/version.us"
+gpu=$(report "$T/gpu" "$GPU_JOB")
+
+requests=$(sed -n 's/.* \([0-9][0-9]*\) Prometheus requests.*/\1/p' "$T/first.err" | head -n 1)
+gpu_requests=$(sed -n 's/.* \([0-9][0-9]*\) Prometheus requests.*/\1/p' "$T/gpu.err" | head -n 1)
+echo
+echo "first report --json (Prometheus just started):  $(awk -v u="$first" 'BEGIN { printf "%.1f", u / 1000 }') ms end to end"
+echo "  analyzer: $analysed"
+echo "  requests:"
+grep 'debug: /api/v1/' "$T/first.err" | sed 's/.*debug: /    /' | cut -c1-150
+echo "warm report --json:                             $(stats <"$T/warm.us")"
+echo "process start + exit (petricore --version):     $(stats <"$T/version.us")"
+echo "GPU job (1 node, 2 GPUs) report --json:         $(awk -v u="$gpu" 'BEGIN { printf "%.1f", u / 1000 }') ms, ${gpu_requests:-?} requests"
+echo "JSON output: $(wc -c <"$T/first.out") bytes"
+echo
+verdict() { if [ "$1" ]; then echo "yes"; else echo "NO"; fi; }
+echo "target: first usage <= 150 ms: $(verdict "$(awk -v u="$first" 'BEGIN { if (u <= 150000) print 1 }')") ($(awk -v u="$first" 'BEGIN { printf "%.1f", u / 1000 }') ms);" \
+  "<= 3 Prometheus requests: $(verdict "$([ -n "$requests" ] && [ "$requests" -le 3 ] && echo 1)") (${requests:-?})"

@@ -1,0 +1,120 @@
+# shellcheck shell=bash
+# A real Prometheus (Debian's `prometheus`) for integration tests: on a free
+# loopback port, over a TSDB directory the test owns, stopped by PID.
+#
+#   source "$(dirname "$0")/lib/prometheus.sh"
+#   why=$(prom_unavailable promtool) && [ -z "$why" ] || skip "$why"
+#   prom_backfill "$T/data.om" "$T/tsdb"     # optional: historical samples
+#   prom_start "$T" "$T/tsdb" || bail "..."   # sets PROM_PID, PROM_PORT, PROM_URL
+#   prom_get /api/v1/query --data-urlencode 'query=up'
+#   prom_stop                                 # also safe in an EXIT trap
+#
+# Functions:
+#   prom_unavailable [TOOL...]  prints why Prometheus cannot be used here
+#                               (prometheus, curl or an extra TOOL such as
+#                               promtool missing); prints nothing when it can.
+#   prom_free_port              prints a free TCP port on 127.0.0.1.
+#   prom_backfill FILE TSDB     turns an OpenMetrics FILE (ending "# EOF",
+#                               timestamps in seconds) into blocks in TSDB with
+#                               `promtool tsdb create-blocks-from openmetrics`.
+#                               Blocks are cut at 2-hour boundaries and must
+#                               be older than anything Prometheus appends
+#                               later: use times at least 2 hours in the past.
+#                               Output goes to FILE.log; status 1 on failure.
+#   prom_start DIR TSDB [CONFIG]
+#                               starts Prometheus with its log at DIR/prometheus.log,
+#                               storage TSDB (created if missing), CONFIG (default:
+#                               DIR/prometheus.yml written with no scrape targets,
+#                               so the TSDB holds only what the test put there),
+#                               retention 30 days, on PROM_PORT (a free port when
+#                               unset). Waits up to PROM_READY_SECONDS (30) for
+#                               /-/ready. Sets PROM_PID, PROM_PORT, PROM_URL.
+#                               Status 1, with the log's tail on stderr, when it
+#                               does not get ready (the process is then stopped).
+#   prom_get PATH [CURL ARGS...]
+#                               GET $PROM_URL$PATH with a 2-second limit, body on
+#                               stdout; with --data-urlencode arguments, add -G
+#                               yourself or pass them as a POST form.
+#   prom_stop                   TERM to PROM_PID, up to 10 s, then KILL; clears
+#                               PROM_PID. Does nothing when none is running.
+#
+# One Prometheus at a time per shell (the PROM_* variables). Proxies from the
+# environment are ignored for loopback.
+
+prom_unavailable() {
+  local tool
+  for tool in prometheus curl "$@"; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "$tool is not installed"; return 0; }
+  done
+}
+
+prom_free_port() {
+  local p
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+    return
+  fi
+  while :; do
+    p=$((RANDOM % 30000 + 20000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+  done
+}
+
+prom_backfill() {
+  local file=$1 tsdb=$2
+  mkdir -p "$tsdb" || return 1
+  if ! promtool tsdb create-blocks-from openmetrics "$file" "$tsdb" >"$file.log" 2>&1; then
+    echo "promtool could not backfill $file into $tsdb:" >&2
+    tail -n 5 "$file.log" >&2
+    return 1
+  fi
+}
+
+prom_get() {
+  local path=$1
+  shift
+  curl -sf --max-time 2 --noproxy '*' "$PROM_URL$path" "$@"
+}
+
+prom_start() {
+  local dir=$1 tsdb=$2 config=${3:-} deadline
+  PROM_PORT=${PROM_PORT:-$(prom_free_port)}
+  PROM_URL=http://127.0.0.1:$PROM_PORT
+  mkdir -p "$dir" "$tsdb" || return 1
+  if [ -z "$config" ]; then
+    config=$dir/prometheus.yml
+    cat >"$config" <<'EOF'
+global:
+  scrape_interval: 15s
+  evaluation_interval: 15s
+scrape_configs: []
+EOF
+  fi
+  prometheus --config.file="$config" --storage.tsdb.path="$tsdb" \
+    --web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=30d \
+    </dev/null >"$dir/prometheus.log" 2>&1 &
+  PROM_PID=$!
+  deadline=$(($(date +%s) + ${PROM_READY_SECONDS:-30}))
+  until prom_get /-/ready -o /dev/null; do
+    if ! kill -0 "$PROM_PID" 2>/dev/null || [ "$(date +%s)" -ge "$deadline" ]; then
+      echo "prometheus did not get ready on $PROM_URL; last lines of $dir/prometheus.log:" >&2
+      tail -n 10 "$dir/prometheus.log" >&2
+      prom_stop
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
+prom_stop() {
+  local pid=${PROM_PID:-} _
+  [ -n "$pid" ] || return 0
+  PROM_PID=
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  fi
+  wait "$pid" 2>/dev/null
+  return 0
+}

@@ -1,0 +1,206 @@
+#!/bin/bash
+# Functions are called through the EXIT trap:
+# shellcheck disable=SC2317
+# End-to-end test of the analysis side against a REAL Prometheus (Debian's
+# prometheus 2.42) that holds two FINISHED jobs with known values, written
+# as OpenMetrics and backfilled with `promtool tsdb create-blocks-from
+# openmetrics` (a 1-hour window ending 3 hours ago, 15 s samples):
+#
+#   job A, 4 nodes node1..node4, 4 CPUs and 8000 MB each, user alice,
+#     account research, no GPUs. cpu_percent 125/130/130/135 (sum 520, one
+#     instant 600), per-core CPU time even, memory peaks 2000..3500 MB of
+#     32000, read 2600 MB, write 1000 MB, 10..40 open files, python3 up to
+#     8 threads per node, scratch used on node1.
+#     => cpu_efficiency (critical, 32.5 %) and memory_overallocated
+#        (warning, 34 %) fire; no other rule does.
+#   job B, 1 node gpu1, GPUs 0 and 1 held. utilization_gpu (instance
+#     "gpu1.cluster:9445") is 0 for GPUs 0 and 1, 90 for GPU 2 (another
+#     job's), and 50 on gpu10 (a node whose name starts the same).
+#     => gpu_unused fires: the join on the short node name and the GPU
+#        index is right.
+#
+# It runs `petricore report <id> --json --prometheus URL --accounting
+# prometheus` (the accounting comes from jobs_info too) and checks numbers,
+# findings, the request count (--log-level debug) and the error paths.
+#
+# Usage: prometheus_analysis_test.sh PETRICORE_BINARY
+# Prints "ok - ..." / "not ok - ..." per check and "N passed, M failed";
+# exits 0 when all passed, 1 otherwise, 77 with "SKIPPED: <why>" when
+# prometheus, promtool, curl, jq or python3 are missing. KEEP=1 keeps the
+# temp dir.
+set -u
+# shellcheck source=SCRIPTDIR/lib/prometheus.sh
+source "$(dirname "$0")/lib/prometheus.sh"
+
+PETRICORE=${1:-}
+if [ -z "$PETRICORE" ]; then
+  echo "usage: $0 PETRICORE_BINARY" >&2
+  exit 2
+fi
+[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
+
+skip() {
+  echo "SKIPPED: $*"
+  exit 77
+}
+why=$(prom_unavailable promtool jq python3)
+[ -z "$why" ] || skip "$why"
+"$PETRICORE" report --help 2>/dev/null | grep -q -- --accounting || skip "$PETRICORE has no report subcommand (with --accounting) yet"
+
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+export no_proxy='*' NO_PROXY='*'
+
+passed=0
+failed=0
+ok() { echo "ok - $*"; passed=$((passed + 1)); }
+not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
+summary() { echo "$passed passed, $failed failed"; }
+bail() {
+  not_ok "$*"
+  summary
+  exit 1
+}
+# check DESCRIPTION COMMAND...: ok when COMMAND succeeds.
+check() {
+  local what=$1
+  shift
+  if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+T=$(mktemp -d /tmp/petricore-promtest.XXXXXX) || bail "create a temp dir"
+cleanup() {
+  prom_stop
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- the data: two jobs, a 1-hour window ending 3 hours ago (older than any
+# head block; promtool cuts blocks at 2-hour boundaries)
+JOB_A=$(((RANDOM * 32768 + RANDOM) % 9000000 + 1000000))
+JOB_B=$((JOB_A + 1))
+END=$((($(date +%s) - 3 * 3600) / 15 * 15))
+START=$((END - 3600))
+
+python3 "$(dirname "$0")/lib/synthetic_jobs.py" "$JOB_A" "$JOB_B" "$START" "$END" >"$T/data.om"
+[ -s "$T/data.om" ] || bail "write the OpenMetrics file"
+prom_backfill "$T/data.om" "$T/tsdb" || bail "backfill $T/data.om with promtool"
+ok "promtool backfilled $(grep -vc '^#' "$T/data.om") samples of jobs $JOB_A and $JOB_B"
+
+prom_start "$T" "$T/tsdb" || bail "start prometheus over the backfilled TSDB"
+ok "prometheus ready on $PROM_URL (pid $PROM_PID)"
+# The blocks are loaded at start; the data must be queryable right away.
+n=$(prom_get /api/v1/query --data-urlencode "query=count(count_over_time(jobs_cpu_percent{slurm_job=\"$JOB_A\"}[2h]))" \
+  --data-urlencode "time=$END" | jq -r '.data.result[0].value[1]')
+[ "$n" = 4 ] || bail "the backfilled job is queryable (count of jobs_cpu_percent series: $n, expected 4)"
+
+report() {
+  "$PETRICORE" --log-level "${LOG_LEVEL:-warning}" report "$@" --prometheus "$PROM_URL" --accounting prometheus
+}
+
+# --- job A
+LOG_LEVEL=debug report "$JOB_A" --json >"$T/a.json" 2>"$T/a.err"
+rc=$?
+if [ "$rc" = 0 ] && jq -e . "$T/a.json" >/dev/null 2>&1; then
+  ok "report $JOB_A --json exits 0 with JSON"
+else
+  not_ok "report $JOB_A --json exits 0 with JSON (exit $rc: $(head -c 300 "$T/a.err"))"
+  summary
+  exit 1
+fi
+
+# expect DESCRIPTION JQ-FILTER EXPECTED: the filter's raw output equals EXPECTED.
+expect() {
+  local got
+  got=$(jq -c -r "$2" "$T/a.json" 2>&1)
+  if [ "$got" = "$3" ]; then ok "$1: $3"; else not_ok "$1: got '$got', expected '$3'"; fi
+}
+# near DESCRIPTION JQ-FILTER EXPECTED [TOLERANCE]: numbers within TOLERANCE (0.01).
+near() {
+  local got
+  got=$(jq -r "$2" "$T/a.json" 2>&1)
+  if awk -v g="$got" -v e="$3" -v t="${4:-0.01}" 'BEGIN { d = g - e; if (d < 0) d = -d; exit !(g ~ /^-?[0-9.eE+-]+$/ && d <= t) }'; then
+    ok "$1: $got"
+  else
+    not_ok "$1: got '$got', expected $3 (± ${4:-0.01})"
+  fi
+}
+
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+expect "jobid" '.jobid' "$JOB_A"
+expect "username from jobs_info" '.username' alice
+expect "sponsor from jobs_info" '.sponsor' research
+expect "state of a job whose series ended" '.state' COMPLETED
+expect "start = first sample" '.start' "$(iso "$START")"
+expect "end = last sample" '.end' "$(iso "$END")"
+expect "runtime" '.runtime' "01:00:00"
+expect "alloc_cpu summed over 4 nodes" '.alloc_tres.alloc_cpu' 16
+expect "alloc_mem summed over 4 nodes" '.alloc_tres.alloc_mem' 32000
+expect "alloc_nodes as Slurm prints it" '.alloc_tres.alloc_nodes' 'node[1-4]'
+near "cpu avg summed over nodes (520 + 80/241)" '.cpu.avg_usage_job.usage' 520.33
+near "cpu max summed over nodes" '.cpu.max_usage_job.usage' 600
+expect "lowest expected usage = 80 x 16" '.cpu.avg_usage_job.lowest_expected_usage' 1280
+near "cpu time total" '.cpu.time_total.time' 18720
+near "user time" '.cpu.user_time.time' 17784
+near "system time" '.cpu.system_time.time' 936
+expect "16 time_core entries" '.cpu.time_core | length' 16
+expect "time_core names <node>_core_<n>" '[.cpu.time_core[].core] | sort | .[0:5] | join(",")' \
+  'node1_core_0,node1_core_1,node1_core_2,node1_core_3,node2_core_0'
+near "node4_core_3 time" '.cpu.time_core[] | select(.core == "node4_core_3") | .time' 1215
+near "time_core percent_of_total sums to 100" '[.cpu.time_core[].percent_of_total] | add | . * 100 | round / 100' 100 0.05
+expect "all 16 cores used" '.cpu.used.amount' 16
+near "ram peak = sum of node peaks" '.ram.peak.amount' 11000
+near "ram used usage = 11000 / 32000" '.ram.used.usage' 0.3438 0.0001
+near "read MB summed" '.io.read.amount' 2600
+near "write MB summed" '.io.write.amount' 1000
+near "read count summed" '.io.read.count' 100000
+near "write count summed" '.io.write.count' 50000
+near "opened_files: mean of the node sum" '.io.opened_files' 100
+expect "threads: max of the node sum per name" '.threads | to_entries | map("\(.key)=\(.value)") | join(",")' \
+  'bash=4,python3=32'
+expect "uses_scratch" '.uses_scratch' true
+expect "findings fired" '[.findings[].rule] | sort | join(",")' 'cpu_efficiency,memory_overallocated'
+expect "cpu_efficiency severity" '.findings[] | select(.rule == "cpu_efficiency") | .severity' critical
+near "cpu_efficiency value = 520.33 / 16" '.findings[] | select(.rule == "cpu_efficiency") | .value' 32.52
+expect "memory_overallocated severity" '.findings[] | select(.rule == "memory_overallocated") | .severity' warning
+expect "warning" '.warning' true
+
+requests=$(sed -n 's/.* \([0-9][0-9]*\) Prometheus requests.*/\1/p' "$T/a.err" | tail -n 1)
+if [ -n "$requests" ] && [ "$requests" -le 3 ]; then
+  ok "job $JOB_A analysed with $requests Prometheus requests (<= 3, accounting included)"
+else
+  not_ok "job $JOB_A analysed with <= 3 Prometheus requests (log says '${requests:-nothing}'; $(grep -m1 analysed "$T/a.err"))"
+fi
+
+# --- job B: the GPU join
+if report "$JOB_B" --json >"$T/b.json" 2>"$T/b.err"; then
+  got=$(jq -r '[.findings[].rule] | join(",")' "$T/b.json")
+  case ",$got," in
+    *,gpu_unused,*) ok "gpu_unused fires for GPUs 0,1 of gpu1 at 0 % (findings: $got)" ;;
+    *) not_ok "gpu_unused fires for GPUs 0,1 of gpu1 at 0 % (findings: $got)" ;;
+  esac
+  got=$(jq -c '.gpu.alloc_gpu' "$T/b.json")
+  check "gpu.alloc_gpu is {\"gpu1\":[0,1]} (got $got)" test "$got" = '{"gpu1":[0,1]}'
+  got=$(jq -r '.alloc_tres.alloc_gpu' "$T/b.json")
+  check "alloc_gpu from jobs_gpus_used is 2 (got $got)" test "$got" = 2
+else
+  not_ok "report $JOB_B --json exits 0 ($(head -c 300 "$T/b.err"))"
+fi
+
+# --- error paths
+UNKNOWN=$((JOB_A + 7))
+report "$UNKNOWN" --json >"$T/u.out" 2>"$T/u.err"
+rc=$?
+check "unknown job: exit 2 and one line naming the job (exit $rc: $(head -n 1 "$T/u.err"))" \
+  test "$rc" = 2 -a "$(wc -l <"$T/u.err")" = 1 -a ! -s "$T/u.out"
+check "the unknown-job message names job $UNKNOWN" grep -q "$UNKNOWN" "$T/u.err"
+
+DOWN=http://127.0.0.1:$(prom_free_port)
+"$PETRICORE" report "$JOB_A" --json --prometheus "$DOWN" --accounting prometheus >"$T/d.out" 2>"$T/d.err"
+rc=$?
+check "Prometheus down: exit 1 and one line naming $DOWN (exit $rc: $(head -n 1 "$T/d.err"))" \
+  test "$rc" = 1 -a "$(wc -l <"$T/d.err")" = 1 -a ! -s "$T/d.out"
+check "the Prometheus-down message names $DOWN" grep -qF "$DOWN" "$T/d.err"
+
+summary
+[ "$failed" = 0 ]

@@ -1,0 +1,354 @@
+// The renderers: job JSON and mail compared with golden files under
+// test/fixtures/render/ (PETRICORE_REGENERATE=1 rewrites them, see the
+// README there), the JSON's §5 keys and types, the mail's last line, and the
+// terminal text with and without a tty.
+#include "render/job_render.hpp"
+#include "test_fixtures.hpp"
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+using namespace petricore;
+using namespace petricore::analysis;
+namespace json = boost::json;
+
+namespace {
+
+using Labels = std::map<std::string, std::string>;
+using Metrics = std::map<std::string, std::vector<Series>>;
+
+constexpr std::int64_t kStart = 1'795'975'755;  // 2026-11-29T18:09:15Z
+
+// One sample per minute from the job's start.
+Series per_minute(Labels labels, std::vector<double> values) {
+  Series s;
+  s.labels = std::move(labels);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    s.samples.push_back({static_cast<double>(kStart) + 60.0 * static_cast<double>(i), values[i]});
+  return s;
+}
+
+Labels on(const std::string& instance, Labels extra = {}) {
+  extra["instance"] = instance;
+  extra["slurm_job"] = "51234";
+  return extra;
+}
+
+JobReport report_of(JobRecord record, Metrics metrics, std::optional<std::vector<Series>> gpu = std::nullopt) {
+  JobReport report;
+  report.usage = summarize(std::move(record), std::move(metrics), std::move(gpu));
+  report.findings = evaluate_rules(report.usage, {});
+  report.warning = has_warning(report.findings);
+  return report;
+}
+
+// A serial Python script on four cores of one node, with too much memory
+// asked for and its I/O outside scratch.
+JobReport serial_job() {
+  JobRecord job;
+  job.job_id = job.raw_id = "51234";
+  job.name = "fit-model";
+  job.user = "alice";
+  job.account = "def-alice";
+  job.partition = "cpu";
+  job.state = "COMPLETED";
+  job.start = kStart;
+  job.end = kStart + 602;
+  job.time_limit_seconds = 3600;
+  job.alloc_cpus = 4;
+  job.alloc_mem_mb = 8000;
+  job.alloc_nodes = 1;
+  job.node_list = "node01";
+  job.billing = 4;
+  Metrics m;
+  m["jobs_cpu_percent"] = {per_minute(on("node01"), {0, 98, 99.5, 100, 99, 100, 98.5, 99, 100, 100, 99})};
+  m["jobs_cpu_time_total"] = {per_minute(on("node01"), {0, 60, 120, 180, 240, 300, 360, 420, 480, 540, 590.25})};
+  m["jobs_user_time"] = {per_minute(on("node01"), {0, 580.5})};
+  m["jobs_system_time"] = {per_minute(on("node01"), {0, 9.75})};
+  m["jobs_cpu_time_core"] = {
+      per_minute(on("node01", {{"core", "0"}}), {0, 560.25}), per_minute(on("node01", {{"core", "1"}}), {0, 10}),
+      per_minute(on("node01", {{"core", "2"}}), {0, 10}), per_minute(on("node01", {{"core", "3"}}), {0, 10})};
+  m["jobs_rss"] = {per_minute(on("node01"), {100, 900, 1500, 1480})};
+  m["jobs_memory_peak_mb"] = {per_minute(on("node01"), {120, 950, 1550.5, 1550.5})};
+  m["jobs_opened_files"] = {per_minute(on("node01"), {3, 4, 4, 5})};
+  m["jobs_read_mb"] = {per_minute(on("node01"), {0, 400, 812.4})};
+  m["jobs_write_mb"] = {per_minute(on("node01"), {0, 10, 20.6})};
+  m["jobs_read_count"] = {per_minute(on("node01"), {0, 900, 1800})};
+  m["jobs_write_count"] = {per_minute(on("node01"), {0, 60, 120})};
+  m["jobs_uses_scratch"] = {per_minute(on("node01"), {0, 0, 0})};
+  m["jobs_thread_count"] = {per_minute(on("node01", {{"proc_name", "python3"}}), {1, 1, 1}),
+                            per_minute(on("node01", {{"proc_name", "bash"}}), {1, 1})};
+  return report_of(job, m);
+}
+
+// Two GPU nodes whose GPUs idled, with an uneven core load.
+JobReport gpu_job() {
+  JobRecord job;
+  job.job_id = job.raw_id = "51240";
+  job.name = "train";
+  job.user = "bob";
+  job.account = "rrg-bob";
+  job.state = "COMPLETED";
+  job.start = kStart;
+  job.end = kStart + 7200;
+  job.time_limit_seconds = 8 * 3600;
+  job.alloc_cpus = 4;
+  job.alloc_mem_mb = 16000;
+  job.alloc_nodes = 2;
+  job.node_list = "gpu[01-02]";
+  job.alloc_gpus = 2;
+  job.billing = 12;
+  Metrics m;
+  m["jobs_cpu_percent"] = {per_minute(on("gpu01"), {190, 200, 200}), per_minute(on("gpu02"), {150, 100, 150})};
+  m["jobs_cpu_time_total"] = {per_minute(on("gpu01"), {14000}), per_minute(on("gpu02"), {9000})};
+  m["jobs_user_time"] = {per_minute(on("gpu01"), {13000}), per_minute(on("gpu02"), {8000})};
+  m["jobs_system_time"] = {per_minute(on("gpu01"), {1000}), per_minute(on("gpu02"), {1000})};
+  m["jobs_cpu_time_core"] = {
+      per_minute(on("gpu01", {{"core", "0"}}), {7000}), per_minute(on("gpu01", {{"core", "1"}}), {7000}),
+      per_minute(on("gpu02", {{"core", "0"}}), {7000}), per_minute(on("gpu02", {{"core", "1"}}), {2000})};
+  m["jobs_rss"] = {per_minute(on("gpu01"), {6000, 6500}), per_minute(on("gpu02"), {6000, 6400})};
+  m["jobs_opened_files"] = {per_minute(on("gpu01"), {20}), per_minute(on("gpu02"), {21})};
+  m["jobs_read_mb"] = {per_minute(on("gpu01"), {40})};
+  m["jobs_write_mb"] = {per_minute(on("gpu01"), {2})};
+  m["jobs_read_count"] = {per_minute(on("gpu01"), {100})};
+  m["jobs_write_count"] = {per_minute(on("gpu01"), {10})};
+  m["jobs_uses_scratch"] = {per_minute(on("gpu01"), {1}), per_minute(on("gpu02"), {0})};
+  m["jobs_thread_count"] = {per_minute(on("gpu01", {{"proc_name", "python"}}), {6, 6}),
+                            per_minute(on("gpu02", {{"proc_name", "python"}}), {6, 7})};
+  m["jobs_gpus_used"] = {per_minute(on("gpu01", {{"gpuid", "0"}}), {1}),
+                         per_minute(on("gpu02", {{"gpuid", "1"}}), {1})};
+  std::vector<Series> utilisation = {per_minute({{"instance", "gpu01"}, {"gpu", "0"}}, {0, 0}),
+                                     per_minute({{"instance", "gpu02"}, {"gpu", "1"}}, {0, 0})};
+  return report_of(job, m, utilisation);
+}
+
+// Killed for memory before any sample reached Prometheus.
+JobReport oom_without_metrics() {
+  JobRecord job;
+  job.job_id = "51250_3";
+  job.raw_id = "51253";
+  job.name = "assemble";
+  job.user = "carol";
+  job.account = "def-carol";
+  job.state = "OUT_OF_MEMORY";
+  job.start = kStart;
+  job.end = kStart + 95;
+  job.alloc_cpus = 1;
+  job.alloc_mem_mb = 2000;
+  job.alloc_nodes = 1;
+  job.node_list = "node07";
+  return report_of(job, {});
+}
+
+// A running job: no end yet, runtime up to its latest sample.
+JobReport running_job() {
+  JobRecord job;
+  job.job_id = job.raw_id = "51260";
+  job.user = "dave";
+  job.account = "def-dave";
+  job.state = "RUNNING";
+  job.start = kStart;
+  job.alloc_cpus = 2;
+  job.alloc_nodes = 1;
+  job.node_list = "node02";
+  Metrics m;
+  m["jobs_cpu_percent"] = {per_minute(on("node02"), {199, 200, 198.5})};
+  m["jobs_rss"] = {per_minute(on("node02"), {500, 510})};
+  return report_of(job, m);
+}
+
+const std::string kPdfUrl = "https://petricore.example.org/pdf/";
+
+struct Case {
+  const char* name;
+  JobReport (*build)();
+  bool with_pdf_link;
+};
+const Case kCases[] = {
+    {"serial", serial_job, true},
+    {"gpu", gpu_job, true},
+    {"oom_no_metrics", oom_without_metrics, false},
+    {"running", running_job, false},
+};
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Equal to the golden file, or — with PETRICORE_REGENERATE=1 — written to it.
+void check_golden(const std::string& file, const std::string& actual) {
+  auto path = test::fixtures_dir() / "render" / file;
+  const char* regenerate = std::getenv("PETRICORE_REGENERATE");
+  if (regenerate != nullptr && std::string(regenerate) == "1") {
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << actual;
+    WARN("regenerated " << path.string());
+    return;
+  }
+  INFO("golden file " << path.string() << " (PETRICORE_REGENERATE=1 rewrites it)");
+  REQUIRE(std::filesystem::exists(path));
+  CHECK(read_file(path) == actual);
+}
+
+std::string pdf_link(const Case& c, const JobReport& report) {
+  return c.with_pdf_link ? kPdfUrl + report.usage.job.job_id : "";
+}
+
+std::string last_line(const std::string& text) {
+  std::string trimmed = text;
+  if (!trimmed.empty() && trimmed.back() == '\n') trimmed.pop_back();
+  return trimmed.substr(trimmed.rfind('\n') + 1);
+}
+
+// Runs of whitespace as one space: wrapped text compares with the original.
+std::string collapsed(const std::string& text) {
+  return std::regex_replace(text, std::regex("\\s+"), " ");
+}
+
+void require_keys(const json::value& value, std::initializer_list<const char*> keys) {
+  REQUIRE(value.is_object());
+  for (const char* key : keys) {
+    INFO("key " << key);
+    CHECK(value.as_object().contains(key));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("job JSON and mail match their golden files", "[render]") {
+  for (const Case& c : kCases) {
+    SECTION(c.name) {
+      JobReport report = c.build();
+      check_golden(std::string("job_") + c.name + ".json", render::job_json(report));
+      check_golden(std::string("mail_") + c.name + ".txt", render::mail_text(report, pdf_link(c, report)));
+    }
+  }
+}
+
+TEST_CASE("job JSON parses and carries every key of the contract", "[render]") {
+  for (const Case& c : kCases) {
+    SECTION(c.name) {
+      JobReport report = c.build();
+      std::string text = render::job_json(report);
+      json::value doc = json::parse(text);
+
+      require_keys(doc, {"jobid", "sponsor", "username", "runtime", "state", "start", "end", "uses_scratch",
+                         "alloc_tres", "threads", "cpu", "ram", "gpu", "io", "findings", "warning"});
+      CHECK(doc.at("jobid").is_number());
+      CHECK(doc.at("uses_scratch").is_bool());
+      CHECK(doc.at("warning").as_bool() == report.warning);
+      CHECK(doc.at("threads").is_object());
+      require_keys(doc.at("alloc_tres"), {"billing", "alloc_cpu", "alloc_mem", "alloc_nodes", "alloc_gpu"});
+      const json::value& cpu = doc.at("cpu");
+      require_keys(cpu, {"available", "used", "time_core", "time_total", "avg_usage_job", "max_usage_job", "user_time",
+                         "system_time"});
+      require_keys(cpu.at("available"), {"amount", "unit"});
+      require_keys(cpu.at("used"), {"amount", "unit"});
+      require_keys(cpu.at("time_total"), {"time", "unit"});
+      require_keys(cpu.at("avg_usage_job"), {"usage", "lowest_expected_usage", "unit"});
+      require_keys(cpu.at("max_usage_job"), {"usage", "unit"});
+      require_keys(cpu.at("user_time"), {"time", "unit"});
+      require_keys(cpu.at("system_time"), {"time", "unit"});
+      for (const auto& core : cpu.at("time_core").as_array())
+        require_keys(core, {"core", "time", "unit", "percent_of_total"});
+      const json::value& ram = doc.at("ram");
+      require_keys(ram, {"used", "available", "peak"});
+      require_keys(ram.at("used"), {"amount", "unit", "usage"});
+      require_keys(ram.at("available"), {"amount", "unit"});
+      require_keys(ram.at("peak"), {"amount", "unit"});
+      require_keys(doc.at("gpu"), {"alloc_gpu"});
+      const json::value& io = doc.at("io");
+      require_keys(io, {"opened_files", "read", "write"});
+      require_keys(io.at("read"), {"amount", "unit", "count"});
+      require_keys(io.at("write"), {"amount", "unit", "count"});
+      REQUIRE(doc.at("findings").as_array().size() == report.findings.size());
+      for (const auto& finding : doc.at("findings").as_array())
+        require_keys(finding, {"rule", "severity", "message", "advice", "value", "threshold", "unit"});
+
+      // Numbers as people write them: no NaN, no exponent form.
+      CHECK_FALSE(std::regex_search(text, std::regex("[0-9][eE][-+]?[0-9]")));
+      CHECK_FALSE(std::regex_search(text, std::regex("[:,\\[]\\s*-?(nan|inf|NaN|Infinity)", std::regex::icase)));
+    }
+  }
+}
+
+TEST_CASE("job JSON types: ids, instants, units and unknowns", "[render]") {
+  json::value serial = json::parse(render::job_json(serial_job()));
+  CHECK(serial.at("jobid").as_int64() == 51234);
+  CHECK(serial.at("start").as_string() == "2026-11-29T18:09:15Z");
+  CHECK(serial.at("end").as_string() == "2026-11-29T18:19:17Z");
+  CHECK(serial.at("runtime").as_string() == "00:10:02");
+  CHECK(serial.at("alloc_tres").at("alloc_mem").as_int64() == 8000);
+  CHECK(serial.at("cpu").at("avg_usage_job").at("lowest_expected_usage").as_int64() == 320);
+  CHECK(serial.at("ram").at("used").at("usage").as_double() == Approx(1550.5 / 8000).epsilon(1e-3));
+  double percent_sum = 0;
+  for (const auto& core : serial.at("cpu").at("time_core").as_array())
+    percent_sum += core.at("percent_of_total").to_number<double>();
+  CHECK(percent_sum == Approx(100).margin(0.05));
+
+  json::value gpu = json::parse(render::job_json(gpu_job()));
+  CHECK(gpu.at("gpu").at("alloc_gpu").at("gpu02").as_array().at(0).to_number<int>() == 1);
+  CHECK(gpu.at("uses_scratch").as_bool());
+
+  json::value oom = json::parse(render::job_json(oom_without_metrics()));
+  CHECK(oom.at("jobid").as_int64() == 51253);  // JobIDRaw, what slurm_job labels carry
+  CHECK(oom.at("cpu").at("avg_usage_job").at("usage").is_null());
+  CHECK(oom.at("cpu").at("used").at("amount").is_null());
+  CHECK(oom.at("ram").at("used").at("usage").is_null());
+  CHECK(oom.at("io").at("read").at("amount").is_null());
+  CHECK(oom.at("io").at("opened_files").is_null());
+
+  json::value running = json::parse(render::job_json(running_job()));
+  CHECK(running.at("end").is_null());
+  CHECK(running.at("runtime").as_string() == "00:02:00");
+}
+
+TEST_CASE("the mail ends with the WARNING line the mail wrappers read", "[render]") {
+  for (const Case& c : kCases) {
+    SECTION(c.name) {
+      JobReport report = c.build();
+      std::string mail = render::mail_text(report, pdf_link(c, report));
+      CHECK(last_line(mail) == (report.warning ? "WARNING=true" : "WARNING=false"));
+      for (const char* header : {"----------General Data----------", "----------I/O Data----------",
+                                 "----------Usage Data----------", "----------Thread Data----------"})
+        CHECK(mail.find(header) != std::string::npos);
+      for (const Finding& f : report.findings) {
+        CHECK(collapsed(mail).find(collapsed(f.message)) != std::string::npos);
+        CHECK(collapsed(mail).find(collapsed(f.advice)) != std::string::npos);
+      }
+      CHECK((mail.find(kPdfUrl) != std::string::npos) == c.with_pdf_link);
+    }
+  }
+  JobReport quiet = serial_job();
+  quiet.findings.clear();
+  quiet.warning = false;
+  CHECK(last_line(render::mail_text(quiet, "")) == "WARNING=false");
+}
+
+TEST_CASE("terminal text: no escape codes without a tty, bars and colour with one", "[render]") {
+  for (const Case& c : kCases) {
+    SECTION(c.name) {
+      JobReport report = c.build();
+      std::string plain = render::terminal_text(report, false);
+      CHECK(plain.find('\033') == std::string::npos);
+      CHECK(plain.find("█") == std::string::npos);
+      CHECK(plain.find(report.usage.job.job_id) != std::string::npos);
+      for (const Finding& f : report.findings) {
+        CHECK(collapsed(plain).find(f.rule + ": " + collapsed(f.message)) != std::string::npos);
+        CHECK(collapsed(plain).find(collapsed(f.advice)) != std::string::npos);
+      }
+    }
+  }
+  std::string tty = render::terminal_text(serial_job(), true);
+  CHECK(tty.find('\033') != std::string::npos);
+  std::string uncoloured = std::regex_replace(tty, std::regex("\033\\[[0-9;]*m"), "");
+  CHECK(uncoloured.find("CPU   ██░░░░░░░░  23 %") != std::string::npos);
+}

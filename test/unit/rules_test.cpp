@@ -1,0 +1,388 @@
+// evaluate_rules(): every rule of ARCHITECTURE.md §6 fires on one job and
+// stays quiet on another; short jobs and jobs without metrics hear only the
+// state rule; thresholds come from the configuration.
+#include "analysis/rules.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace petricore::analysis;
+
+namespace {
+
+// A one-node job that used what it asked for: no rule has anything to say.
+JobUsage healthy_job() {
+  JobUsage usage;
+  JobRecord& job = usage.job;
+  job.job_id = job.raw_id = "777";
+  job.user = "alice";
+  job.account = "def-alice";
+  job.state = "COMPLETED";
+  job.start = 1'800'000'000;
+  job.end = *job.start + 3600;
+  job.time_limit_seconds = 4000;  // 90 % used
+  job.alloc_cpus = 4;
+  job.alloc_mem_mb = 4000;
+  job.alloc_nodes = 1;
+  job.node_list = "node01";
+  usage.runtime_seconds = 3600;
+  usage.cpu_avg_percent = 360;  // 90 % per core
+  usage.cpu_max_percent = 400;  // mean / max 0.9
+  usage.cpu_time_total = 12000;
+  usage.cpu_time_core = {
+      {"node01_core_0", 3000}, {"node01_core_1", 3000}, {"node01_core_2", 3000}, {"node01_core_3", 3000}};
+  usage.cores_used = 4;
+  usage.memory_peak_mb = 3200;  // 80 %
+  usage.opened_files_avg = 10;
+  usage.read_mb = 50;
+  usage.write_mb = 20;
+  usage.threads_max = {{"python", 4}, {"bash", 1}};
+  // no_metrics() looks at the series: one is enough to count as measured.
+  usage.series["jobs_cpu_percent"] = {Series{{{"instance", "node01"}}, {{1'800'000'000, 360}}}};
+  return usage;
+}
+
+std::vector<Finding> of_rule(const std::vector<Finding>& findings, const std::string& rule) {
+  std::vector<Finding> out;
+  std::copy_if(findings.begin(), findings.end(), std::back_inserter(out),
+               [&](const Finding& f) { return f.rule == rule; });
+  return out;
+}
+
+// The one finding of `rule`, checked to be the only one.
+Finding only(const JobUsage& usage, const std::string& rule, const RuleThresholds& thresholds = {}) {
+  auto findings = evaluate_rules(usage, thresholds);
+  auto of = of_rule(findings, rule);
+  INFO("findings: " << findings.size());
+  REQUIRE(of.size() == 1);
+  CHECK_FALSE(of[0].message.empty());
+  CHECK_FALSE(of[0].advice.empty());
+  return of[0];
+}
+
+bool fires(const JobUsage& usage, const std::string& rule, const RuleThresholds& thresholds = {}) {
+  return !of_rule(evaluate_rules(usage, thresholds), rule).empty();
+}
+
+}  // namespace
+
+TEST_CASE("a job that used what it asked for has no findings", "[rules]") {
+  auto findings = evaluate_rules(healthy_job(), {});
+  for (const auto& f : findings) INFO(f.rule);
+  CHECK(findings.empty());
+  CHECK_FALSE(has_warning(findings));
+}
+
+TEST_CASE("job_state: failed states are critical, each with its own advice", "[rules]") {
+  JobUsage job = healthy_job();
+  job.job.state = "OUT_OF_MEMORY";
+  job.memory_peak_mb = 3999;
+  Finding oom = only(job, "job_state");
+  CHECK(oom.severity == Severity::Critical);
+  CHECK(oom.unit == "MB");
+  CHECK(oom.value == Approx(3999));
+  CHECK(oom.threshold == Approx(4000));
+  CHECK_THAT(oom.advice, Catch::Contains("--mem=6000M"));
+  CHECK_FALSE(fires(job, "memory_near_limit"));  // the state finding says it already
+
+  job.job.state = "TIMEOUT";
+  Finding timeout = only(job, "job_state");
+  CHECK_THAT(timeout.advice, Catch::Contains("--time"));
+  CHECK(timeout.unit == "s");
+  CHECK(timeout.threshold == Approx(4000));
+
+  job.job.state = "NODE_FAIL";
+  CHECK_THAT(only(job, "job_state").advice, Catch::Contains("resubmit"));
+  job.job.state = "FAILED";
+  CHECK_THAT(only(job, "job_state").advice, Catch::Contains("output"));
+
+  for (const char* state : {"COMPLETED", "CANCELLED", "RUNNING"}) {
+    job.job.state = state;
+    CHECK_FALSE(fires(job, "job_state"));
+  }
+}
+
+TEST_CASE("cpu_efficiency: critical below 65 %, warning below 80 % per core", "[rules]") {
+  JobUsage job = healthy_job();
+  job.cpu_avg_percent = 200;  // 50 % of 4 cores
+  job.cpu_max_percent = 220;
+  Finding critical = only(job, "cpu_efficiency");
+  CHECK(critical.severity == Severity::Critical);
+  CHECK(critical.value == Approx(50));
+  CHECK(critical.threshold == Approx(65));
+  CHECK(critical.unit == "%");
+  CHECK_THAT(critical.advice, Catch::Contains("about 2 would"));
+
+  job.cpu_avg_percent = 288;  // 72 %
+  job.cpu_max_percent = 300;
+  Finding warning = only(job, "cpu_efficiency");
+  CHECK(warning.severity == Severity::Warning);
+  CHECK(warning.threshold == Approx(80));
+
+  CHECK_FALSE(fires(healthy_job(), "cpu_efficiency"));
+}
+
+TEST_CASE("cpu_stability: mean / max below 0.75 is info", "[rules]") {
+  JobUsage job = healthy_job();
+  job.cpu_max_percent = 600;  // 360 / 600 = 0.6
+  Finding f = only(job, "cpu_stability");
+  CHECK(f.severity == Severity::Info);
+  CHECK(f.value == Approx(0.6));
+  CHECK(f.threshold == Approx(0.75));
+  CHECK(f.unit == "ratio");
+  CHECK_FALSE(fires(healthy_job(), "cpu_stability"));
+  job.cpu_max_percent = 0;  // no division by zero
+  CHECK_FALSE(fires(job, "cpu_stability"));
+}
+
+TEST_CASE("core_imbalance: a core below 0.9 x the mean per-core time", "[rules]") {
+  JobUsage job = healthy_job();
+  job.cpu_time_core[3].seconds = 2000;  // mean 2750, 2000 / 2750 = 0.727
+  Finding f = only(job, "core_imbalance");
+  CHECK(f.severity == Severity::Warning);
+  CHECK(f.value == Approx(2000.0 / 2750));
+  CHECK(f.threshold == Approx(0.9));
+  CHECK_THAT(f.message, Catch::Contains("node01_core_3"));
+  CHECK_FALSE(fires(healthy_job(), "core_imbalance"));
+  for (auto& core : job.cpu_time_core) core.seconds = 0;  // mean 0: nothing to compare with
+  CHECK_FALSE(fires(job, "core_imbalance"));
+}
+
+TEST_CASE("serial_on_many_cores: several cores, about one busy", "[rules]") {
+  JobUsage job = healthy_job();
+  job.cpu_avg_percent = 98;  // 0.98 cores' worth of 4
+  job.cpu_max_percent = 100;
+  Finding f = only(job, "serial_on_many_cores");
+  CHECK(f.severity == Severity::Warning);
+  CHECK(f.value == Approx(0.98));
+  CHECK(f.threshold == Approx(0.85));
+  CHECK_THAT(f.advice, Catch::Contains("--cpus-per-task=1"));
+
+  job.cpu_avg_percent = 200;  // two cores' worth: inefficient, not serial
+  CHECK_FALSE(fires(job, "serial_on_many_cores"));
+  job.cpu_avg_percent = 98;
+  job.job.alloc_cpus = 1;  // one core asked for: serial is right
+  CHECK_FALSE(fires(job, "serial_on_many_cores"));
+}
+
+TEST_CASE("memory_overallocated: peak below 70 % of the allocation", "[rules]") {
+  JobUsage job = healthy_job();
+  job.memory_peak_mb = 1000;
+  Finding f = only(job, "memory_overallocated");
+  CHECK(f.severity == Severity::Warning);
+  CHECK(f.value == Approx(25));
+  CHECK(f.threshold == Approx(70));
+  CHECK(f.unit == "%");
+  CHECK_THAT(f.advice, Catch::Contains("--mem=1200M"));
+
+  // Over several nodes --mem would count per node: ask per CPU instead.
+  job.job.alloc_nodes = 2;
+  job.job.alloc_cpus = 8;
+  CHECK_THAT(only(job, "memory_overallocated").advice, Catch::Contains("--mem-per-cpu=150M"));
+
+  CHECK_FALSE(fires(healthy_job(), "memory_overallocated"));
+  job.job.alloc_mem_mb.reset();  // unknown allocation: no ratio
+  CHECK_FALSE(fires(job, "memory_overallocated"));
+}
+
+TEST_CASE("memory_near_limit: peak above 95 % of the allocation is info", "[rules]") {
+  JobUsage job = healthy_job();
+  job.memory_peak_mb = 3900;
+  Finding f = only(job, "memory_near_limit");
+  CHECK(f.severity == Severity::Info);
+  CHECK(f.value == Approx(97.5));
+  CHECK(f.threshold == Approx(95));
+  CHECK_THAT(f.advice, Catch::Contains("--mem=4680M"));
+  CHECK_FALSE(fires(healthy_job(), "memory_near_limit"));
+}
+
+TEST_CASE("scratch_unused: more than 100 MiB of I/O outside scratch", "[rules]") {
+  JobUsage job = healthy_job();
+  job.read_mb = 250;
+  job.write_mb = 50;
+  Finding f = only(job, "scratch_unused");
+  CHECK(f.severity == Severity::Info);
+  CHECK(f.value == Approx(300));
+  CHECK(f.threshold == Approx(100));
+  CHECK(f.unit == "MB");
+  CHECK_THAT(f.advice, Catch::Contains("/scratch"));
+  job.uses_scratch = true;
+  CHECK_FALSE(fires(job, "scratch_unused"));
+  CHECK_FALSE(fires(healthy_job(), "scratch_unused"));  // 70 MB only
+}
+
+TEST_CASE("small_io_many_files: under 5 MB per file with 1000 files open", "[rules]") {
+  JobUsage job = healthy_job();
+  job.uses_scratch = true;
+  job.opened_files_avg = 2000;
+  job.read_mb = 900;
+  job.write_mb = 100;
+  Finding f = only(job, "small_io_many_files");
+  CHECK(f.severity == Severity::Warning);
+  CHECK(f.value == Approx(0.5));
+  CHECK(f.threshold == Approx(5));
+  CHECK(f.unit == "MB");
+
+  job.opened_files_avg = 500;  // few files: fine
+  CHECK_FALSE(fires(job, "small_io_many_files"));
+  job.opened_files_avg = 2000;
+  job.read_mb = 20000;  // 10 MB per file
+  CHECK_FALSE(fires(job, "small_io_many_files"));
+  // A threshold of 0 files must not divide by an average of 0.
+  RuleThresholds any_files;
+  any_files.small_io_min_files = 0;
+  job.opened_files_avg = 0;
+  CHECK_FALSE(fires(job, "small_io_many_files", any_files));
+}
+
+TEST_CASE("too_many_threads: one process name above 2 x the allocated CPUs", "[rules]") {
+  JobUsage job = healthy_job();
+  job.threads_max["java"] = 9;  // limit 8
+  Finding f = only(job, "too_many_threads");
+  CHECK(f.severity == Severity::Warning);
+  CHECK(f.value == Approx(9));
+  CHECK(f.threshold == Approx(8));
+  CHECK(f.unit == "count");
+  CHECK_THAT(f.message, Catch::Contains("'java'"));
+  CHECK_THAT(f.advice, Catch::Contains("OMP_NUM_THREADS"));
+
+  job.threads_max["java"] = 8;
+  CHECK_FALSE(fires(job, "too_many_threads"));
+  job.threads_max["other"] = 100;  // the collector's bucket of many programs
+  CHECK_FALSE(fires(job, "too_many_threads"));
+}
+
+TEST_CASE("gpu_unused: allocated GPUs at 0 % the whole job, only when measured", "[rules]") {
+  JobUsage job = healthy_job();
+  job.job.alloc_gpus = 2;
+  job.gpus = {{"node01", {"0", "1"}}};
+  job.gpu_utilization_max = 0;
+  Finding f = only(job, "gpu_unused");
+  CHECK(f.severity == Severity::Critical);
+  CHECK(f.unit == "%");
+  CHECK_THAT(f.message, Catch::Contains("2 GPUs"));
+
+  job.gpu_utilization_max = 12;
+  CHECK_FALSE(fires(job, "gpu_unused"));
+  job.gpu_utilization_max.reset();  // no utilisation series: no opinion
+  CHECK_FALSE(fires(job, "gpu_unused"));
+  JobUsage cpu_only = healthy_job();
+  cpu_only.gpu_utilization_max = 0;
+  CHECK_FALSE(fires(cpu_only, "gpu_unused"));
+}
+
+TEST_CASE("time_overrequested: a completed job far inside its time limit", "[rules]") {
+  JobUsage job = healthy_job();
+  job.job.time_limit_seconds = 72000;  // 1 h of 20 h: 5 %
+  Finding critical = only(job, "time_overrequested");
+  CHECK(critical.severity == Severity::Critical);
+  CHECK(critical.value == Approx(5));
+  CHECK(critical.threshold == Approx(10));
+  CHECK(critical.unit == "%");
+  CHECK_THAT(critical.advice, Catch::Contains("--time=01:30:00"));
+
+  job.job.time_limit_seconds = 7200;  // 50 %
+  Finding warning = only(job, "time_overrequested");
+  CHECK(warning.severity == Severity::Warning);
+  CHECK(warning.threshold == Approx(60));
+
+  CHECK_FALSE(fires(healthy_job(), "time_overrequested"));
+  job.job.state = "CANCELLED";  // it did not finish its work: the limit may be right
+  CHECK_FALSE(fires(job, "time_overrequested"));
+  job.job.state = "COMPLETED";
+  job.job.time_limit_seconds.reset();  // unlimited
+  CHECK_FALSE(fires(job, "time_overrequested"));
+}
+
+TEST_CASE("a job shorter than min_runtime hears only the state rule", "[rules]") {
+  JobUsage job = healthy_job();
+  job.runtime_seconds = 200;
+  job.cpu_avg_percent = 10;
+  job.memory_peak_mb = 10;
+  CHECK(evaluate_rules(job, {}).empty());
+  job.job.state = "OUT_OF_MEMORY";
+  auto findings = evaluate_rules(job, {});
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].rule == "job_state");
+}
+
+TEST_CASE("a job without metrics hears only the state rule", "[rules]") {
+  JobUsage job = healthy_job();
+  job.series.clear();
+  job.cpu_avg_percent = 10;  // whatever the aggregates say
+  job.job.time_limit_seconds = 72000;
+  CHECK(evaluate_rules(job, {}).empty());
+  job.job.state = "FAILED";
+  auto findings = evaluate_rules(job, {});
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].rule == "job_state");
+  CHECK(has_warning(findings));
+}
+
+TEST_CASE("thresholds come from the configuration", "[rules]") {
+  RuleThresholds strict;
+  strict.cpu_efficiency_warning = 95;
+  strict.memory_overallocated_ratio = 0.85;
+  strict.time_warning_ratio = 0.95;
+  auto findings = evaluate_rules(healthy_job(), strict);
+  CHECK(of_rule(findings, "cpu_efficiency").size() == 1);
+  CHECK(of_rule(findings, "cpu_efficiency")[0].threshold == Approx(95));
+  CHECK(of_rule(findings, "memory_overallocated").size() == 1);
+  CHECK(of_rule(findings, "time_overrequested").size() == 1);
+
+  RuleThresholds patient;
+  patient.min_runtime_seconds = 7200;
+  JobUsage wasteful = healthy_job();
+  wasteful.cpu_avg_percent = 40;
+  CHECK(evaluate_rules(wasteful, patient).empty());
+  CHECK_FALSE(evaluate_rules(wasteful, {}).empty());
+
+  RuleThresholds roomy;
+  roomy.memory_request_factor = 1.5;
+  JobUsage small = healthy_job();
+  small.memory_peak_mb = 1000;
+  CHECK_THAT(only(small, "memory_overallocated", roomy).advice, Catch::Contains("--mem=1500M"));
+}
+
+TEST_CASE("findings come most severe first; info alone is no warning", "[rules]") {
+  JobUsage job = healthy_job();
+  job.cpu_max_percent = 600;  // cpu_stability, info
+  job.memory_peak_mb = 1000;  // memory_overallocated, warning
+  job.job.state = "TIMEOUT";  // job_state, critical
+  auto findings = evaluate_rules(job, {});
+  REQUIRE(findings.size() == 3);
+  CHECK(findings[0].severity == Severity::Critical);
+  CHECK(findings[1].severity == Severity::Warning);
+  CHECK(findings[2].severity == Severity::Info);
+
+  CHECK_FALSE(has_warning({findings[2]}));
+  CHECK(has_warning({findings[1]}));
+  CHECK(has_warning({findings[0]}));
+  CHECK_FALSE(has_warning({}));
+}
+
+TEST_CASE("severity names", "[rules]") {
+  CHECK(std::string(severity_name(Severity::Critical)) == "critical");
+  CHECK(std::string(severity_name(Severity::Warning)) == "warning");
+  CHECK(std::string(severity_name(Severity::Info)) == "info");
+}
+
+TEST_CASE("rules on aggregates built by summarize from series", "[rules]") {
+  // A serial program on four cores of one node, an hour long.
+  JobRecord record = healthy_job().job;
+  std::map<std::string, std::vector<Series>> metrics;
+  auto at = [&](double value) {
+    Series s{{{"instance", "node01"}, {"slurm_job", "777"}}, {}};
+    for (int i = 0; i < 240; ++i) s.samples.push_back({*record.start + 15.0 * i, value});
+    return s;
+  };
+  metrics["jobs_cpu_percent"] = {at(99)};
+  metrics["jobs_rss"] = {at(3200)};
+  JobUsage usage = summarize(record, metrics, std::nullopt);
+  auto findings = evaluate_rules(usage, {});
+  CHECK(of_rule(findings, "serial_on_many_cores").size() == 1);
+  CHECK(of_rule(findings, "cpu_efficiency").size() == 1);
+  CHECK(of_rule(findings, "memory_overallocated").empty());
+  CHECK(has_warning(findings));
+}
