@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -324,6 +325,9 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   petricore::log::set_level(level->second);
+  // A peer that closes a socket (an HTTP client, an LDAP or DB server) must
+  // give an error on that write, not kill the daemon.
+  std::signal(SIGPIPE, SIG_IGN);
 
   try {
     if (app.got_subcommand("collect")) return petricore::collect::run_collect(collect_options);

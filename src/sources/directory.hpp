@@ -12,16 +12,16 @@
 namespace petricore::sources {
 
 struct DirectoryUser {
-  std::string username;
-  std::optional<unsigned> uid;   // uidNumber
+  std::string username;         // the entry's own uid when it equals the name asked for but for ASCII case
+  std::optional<unsigned> uid;  // uidNumber
   std::optional<std::string> email;
-  std::vector<std::string> groups;  // cn of every group listing the user, sorted
+  std::vector<std::string> groups;  // every cn of every group listing the user, sorted, no duplicates
 };
 
 struct LdapConfig {
-  std::string uri;            // ldap://host:port, ldaps://... or ldapi://...; several, space-separated, are tried in order
-  std::string base;           // search base
-  std::string bind_dn;        // empty = anonymous
+  std::string uri;      // ldap://host:port, ldaps://... or ldapi://...; several, space-separated, are tried in order
+  std::string base;     // search base
+  std::string bind_dn;  // empty = anonymous
   std::string password_file;  // read at start; never from argv
   std::string user_filter = "(uid=%s)";
   std::string group_filter = "(memberUid=%s)";

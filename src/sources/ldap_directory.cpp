@@ -13,25 +13,34 @@
 // idletimeout, a restart). A call that finds it dead retries once on a fresh
 // session, so an idle period never turns into a failed request; a session
 // idle for longer than kMaxIdle is not reused at all.
+//
+// SIGPIPE. liblber writes with write(), not send(MSG_NOSIGNAL): once the peer
+// has reset a session (a firewall dropping idle connections, `ss -K`), the
+// failed search is followed by an unbind whose write raises SIGPIPE, and its
+// default action ends the process. Every call that may write blocks SIGPIPE
+// in its own thread and consumes one it raised (SigpipeBlock); the process's
+// disposition is left alone.
 #include "sources/directory.hpp"
 
 #include "core/log.hpp"
 #include "sources/ldap_library.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 
 namespace petricore::sources {
 namespace {
@@ -43,17 +52,38 @@ constexpr std::size_t kMaxPasswordBytes = 4096;
 
 // One line: server diagnostics may hold newlines.
 std::string one_line(std::string text) {
-  std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  std::replace_if(
+      text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
   while (!text.empty() && text.back() == ' ') text.pop_back();
   return text;
 }
 
+// A user name as it may appear in a message or a log line: control bytes
+// (a newline would forge a log line) become '?'.
+std::string printable(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return out;
+}
+
+char ascii_lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+// ASCII only, whatever the locale.
 bool has_prefix_nocase(std::string_view text, std::string_view prefix) {
   if (text.size() < prefix.size()) return false;
   for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
+    if (ascii_lower(text[i]) != ascii_lower(prefix[i])) return false;
   }
   return true;
+}
+
+// ASCII case-insensitive, like the uid attribute's caseIgnoreMatch for ASCII.
+bool equal_nocase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && has_prefix_nocase(a, b);
 }
 
 // libldap takes a list of URIs separated by spaces or commas (tried in order).
@@ -153,6 +183,34 @@ class AttributeList {
   std::vector<char*> pointers_;
 };
 
+// Blocks SIGPIPE in this thread for its lifetime; a SIGPIPE raised meanwhile
+// (by this thread's writes: the signal is thread-directed) is discarded.
+class SigpipeBlock {
+ public:
+  SigpipeBlock() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    already_pending_ = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~SigpipeBlock() {
+    sigset_t pending;
+    if (!already_pending_ && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
+      const timespec no_wait{};
+      sigtimedwait(&pipe_, nullptr, &no_wait);
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeBlock(const SigpipeBlock&) = delete;
+  SigpipeBlock& operator=(const SigpipeBlock&) = delete;
+
+ private:
+  sigset_t pipe_{};
+  sigset_t old_{};
+  bool already_pending_ = false;
+};
+
 // The outcome of one exchange with the server.
 struct Attempt {
   Result<DirectoryUser> result;
@@ -163,21 +221,28 @@ struct Attempt {
 
 class LdapDirectory : public Directory {
  public:
-  LdapDirectory(LdapConfig config, std::string password)
-      : config_(std::move(config)), password_(std::move(password)) {}
+  LdapDirectory(LdapConfig config, std::string password) : config_(std::move(config)), password_(std::move(password)) {}
+
+  ~LdapDirectory() override {
+    SigpipeBlock no_sigpipe;  // the unbinds of the idle sessions write
+    idle_.clear();
+  }
+  LdapDirectory(const LdapDirectory&) = delete;
+  LdapDirectory& operator=(const LdapDirectory&) = delete;
 
   // The whole call, retry included, takes at most timeout_seconds.
   Result<DirectoryUser> user(const std::string& username) override {
     if (username.empty()) return not_found("empty user name");
-    const Clock::time_point deadline =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.timeout_seconds));
+    SigpipeBlock no_sigpipe;
+    const Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                          std::chrono::duration<double>(config_.timeout_seconds));
     LdapHandle session = take_idle();
     const bool reused = static_cast<bool>(session);
     for (int round = 0;; ++round) {
       if (!session) {
-        Attempt opened{DirectoryUser{}};
-        session = open(opened, deadline);
-        if (!session) return opened.result;
+        Result<LdapHandle> opened = open(deadline);
+        if (!opened) return opened.error();
+        session = std::move(*opened);
       }
       Attempt attempt = lookup(session.get(), username, deadline);
       if (attempt.session_ok()) {
@@ -199,7 +264,7 @@ class LdapDirectory : public Directory {
     Clock::time_point since;
   };
 
-  Error failure(const std::string& what) const { return unavailable("ldap " + config_.uri + ": " + what); }
+  Error failure(const std::string& what) const { return unavailable(printable("ldap " + config_.uri + ": " + what)); }
 
   // What is left of the call's time, at least 1 ms (libldap reads a zero
   // timeout as "poll"); the caller checks timed_out() first.
@@ -208,9 +273,6 @@ class LdapDirectory : public Directory {
     return to_timeval(std::max(left, 0.001));
   }
   static bool timed_out(Clock::time_point deadline) { return Clock::now() >= deadline; }
-  Attempt timeout_failure(const std::string& during) const {
-    return {failure(during + ": timed out after " + seconds_text(config_.timeout_seconds) + " s"), LDAP_TIMEOUT};
-  }
 
   // err2string plus the server's diagnostic message, when it sent one.
   std::string reason(LDAP* ld, int code) const {
@@ -226,22 +288,18 @@ class LdapDirectory : public Directory {
   }
 
   // A new session, bound: connecting happens here (ldap_initialize does no I/O).
-  LdapHandle open(Attempt& outcome, Clock::time_point deadline) const {
+  Result<LdapHandle> open(Clock::time_point deadline) const {
     const LdapLibrary& lib = ldap_library();
     LDAP* raw = nullptr;
     int rc = lib.initialize(&raw, config_.uri.c_str());
     LdapHandle ld(raw);
-    if (rc != LDAP_SUCCESS) {
-      outcome = {failure("cannot initialise: " + std::string(lib.err2string(rc))), rc};
-      return nullptr;
-    }
+    if (rc != LDAP_SUCCESS) return failure("cannot initialise: " + std::string(lib.err2string(rc)));
     if (timed_out(deadline)) {
-      outcome = timeout_failure("connect");
-      return nullptr;
+      return failure("connect: timed out after " + seconds_text(config_.timeout_seconds) + " s");
     }
     const timeval left = remaining(deadline);
     const int version = LDAP_VERSION3;
-    const int on = 1;  // LDAP_OPT_ON is a pointer; RESTART only tests for non-NULL
+    const int on = 1;  // LDAP_OPT_ON is the address of a liblber variable; any non-NULL means on
     struct Option {
       int option;
       const void* value;
@@ -256,10 +314,7 @@ class LdapDirectory : public Directory {
     };
     for (const Option& o : options) {
       rc = lib.set_option(ld.get(), o.option, o.value);
-      if (rc != LDAP_OPT_SUCCESS) {
-        outcome = {failure(std::string("cannot set ") + o.name), LDAP_OTHER};
-        return nullptr;
-      }
+      if (rc != LDAP_OPT_SUCCESS) return failure(std::string("cannot set ") + o.name);
     }
     // A simple bind, anonymous when no DN is configured: it also makes the
     // connection now, so "cannot contact" is reported as such.
@@ -270,8 +325,7 @@ class LdapDirectory : public Directory {
     rc = lib.sasl_bind_s(ld.get(), dn, LDAP_SASL_SIMPLE, &credentials, nullptr, nullptr, nullptr);
     if (rc != LDAP_SUCCESS) {
       std::string who = config_.bind_dn.empty() ? "anonymous bind" : "bind as " + config_.bind_dn;
-      outcome = {failure(who + ": " + reason(ld.get(), rc)), rc};
-      return nullptr;
+      return failure(who + ": " + reason(ld.get(), rc));
     }
     return ld;
   }
@@ -298,10 +352,12 @@ class LdapDirectory : public Directory {
     if (rc == LDAP_SIZELIMIT_EXCEEDED || (rc == LDAP_SUCCESS && lib.count_entries(ld, found.get()) > 1)) {
       return {failure("several entries match " + user_filter + " under " + config_.base), LDAP_SUCCESS};
     }
-    if (rc != LDAP_SUCCESS) return {failure("search " + user_filter + " under " + config_.base + ": " + reason(ld, rc)), rc};
+    if (rc != LDAP_SUCCESS)
+      return {failure("search " + user_filter + " under " + config_.base + ": " + reason(ld, rc)), rc};
     LDAPMessage* entry = lib.first_entry(ld, found.get());
     if (entry == nullptr) {
-      return {not_found("no user " + username + " in ldap " + config_.uri + " under " + config_.base), LDAP_SUCCESS};
+      return {not_found("no user " + printable(username) + " in ldap " + config_.uri + " under " + config_.base),
+              LDAP_SUCCESS};
     }
 
     DirectoryUser user;
@@ -309,17 +365,14 @@ class LdapDirectory : public Directory {
     // The directory's spelling of the name (uid matches case-insensitively,
     // memberUid case-sensitively), when the entry has one.
     for (const std::string& uid : values_of(ld, entry, "uid")) {
-      if (uid.size() == username.size() &&
-          std::equal(uid.begin(), uid.end(), username.begin(), [](char a, char b) {
-            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-          })) {
+      if (equal_nocase(uid, username)) {
         user.username = uid;
         break;
       }
     }
     if (auto numbers = values_of(ld, entry, "uidNumber"); !numbers.empty()) {
       user.uid = parse_uid(numbers.front());
-      if (!user.uid) log::warning("ldap " + config_.uri + ": " + username + " has a malformed uidNumber");
+      if (!user.uid) log::warning("ldap " + config_.uri + ": " + printable(username) + " has a malformed uidNumber");
     }
     if (auto mails = values_of(ld, entry, config_.mail_attribute.c_str()); !mails.empty() && !mails.front().empty()) {
       user.email = mails.front();
@@ -331,7 +384,7 @@ class LdapDirectory : public Directory {
     LdapMessagePtr groups;
     rc = search(ld, group_filter, {"cn"}, 0, deadline, groups);
     if (rc == LDAP_SIZELIMIT_EXCEEDED) {
-      log::warning("ldap " + config_.uri + ": the server's size limit cut the groups of " + user.username);
+      log::warning("ldap " + config_.uri + ": the server's size limit cut the groups of " + printable(user.username));
     } else if (rc != LDAP_SUCCESS) {
       return {failure("search " + group_filter + " under " + config_.base + ": " + reason(ld, rc)), rc};
     }
@@ -375,7 +428,7 @@ class LdapDirectory : public Directory {
 
   const LdapConfig config_;
   const std::string password_;  // empty for an anonymous bind
-  std::mutex mutex_;  // guards idle_
+  std::mutex mutex_;            // guards idle_
   std::vector<Idle> idle_;
 };
 
