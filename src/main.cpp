@@ -240,7 +240,7 @@ struct ReportCli {
       "init-db", "Create the read-only petricore DB user and the user_job_view view on slurm_acct_db (admins, once)");
   sub->add_option("--cluster", o.cluster, "Slurm ClusterName (the view reads <cluster>_job_table)")->required();
   sub->add_option("--web-host", o.web_host, "Host the web app connects from ('petricore'@HOST)")->required();
-  sub->add_option("--password-file", o.password_file, "File holding the new user's password")->required();
+  sub->add_option("--password-file", o.password_file, "File holding the new user's password (not needed with --drop)");
   sub->add_option("--db-host", o.db_host, "MariaDB host (TCP)");
   sub->add_option("--db-port", o.db_port, "MariaDB port")->capture_default_str();
   sub->add_option("--db-socket", o.db_socket, "MariaDB Unix socket (default: the client library's)");

@@ -1,0 +1,76 @@
+// The SQL of `petricore init-db`, generated purely from validated names: the
+// restricted view on slurmdbd's job table (the contract the DB accounting
+// source reads), the read-only user, its one grant, and their removal.
+//
+// Identifiers (database, view, cluster, user) must match [A-Za-z0-9_]+ and
+// hosts a host name, an IP address or a MariaDB host pattern; they are then
+// quoted (`x`, 'x') without any escaping needed. The password never appears
+// in statement text: init-db sends it only as a bound parameter of
+// `SELECT PASSWORD(?)` and uses the returned hash (IDENTIFIED BY PASSWORD
+// '*<40 hex>'), which is checked before it is spliced in.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace petricore::initdb {
+
+struct SqlNames {
+  std::string database = "slurm_acct_db";
+  std::string cluster;  // Slurm ClusterName: the tables are <cluster>_job_table, <cluster>_assoc_table
+  std::string view = "user_job_view";
+  std::string user = "petricore";
+  std::string web_host;  // host part of 'petricore'@'<web_host>'
+};
+
+// 1-64 of [A-Za-z0-9_] (also what slurmdbd accepts in a cluster name).
+bool valid_identifier(std::string_view name);
+// 1-255 of [A-Za-z0-9.-_:%] not starting with '-': a host name, IPv4, IPv6,
+// or a MariaDB pattern such as 10.0.% ('_' and '%' are MariaDB wildcards).
+bool valid_host(std::string_view host);
+// The first invalid name as a one-line message ("invalid --cluster 'a-b': ..."),
+// nullopt when all are valid.
+std::optional<std::string> validate(const SqlNames& names);
+
+// A password hash as PASSWORD() returns it: '*' and 40 upper-case hex digits.
+bool valid_password_hash(std::string_view hash);
+
+// The view's columns, in order: what the DB accounting source selects by
+// name. Only what serve needs (no scripts, environments, work_dir, submit
+// line), plus user_name from the association and gpu_tres_id, the id of
+// gres/gpu in tres_table, so tres_alloc can be read without access to it.
+const std::vector<std::string>& view_column_names();
+
+// `db`.`name` and 'user'@'host', quoted (names must be valid).
+std::string qualified(std::string_view database, std::string_view name);
+std::string account(const SqlNames& names);
+std::string job_table(const SqlNames& names);  // `db`.`<cluster>_job_table`
+
+// The statements. `password_hash` is PASSWORD()'s result (see above).
+std::string create_view_sql(const SqlNames& names);
+std::string create_user_sql(const SqlNames& names, std::string_view password_hash);
+std::string alter_user_password_sql(const SqlNames& names, std::string_view password_hash);
+std::string grant_sql(const SqlNames& names);
+std::string show_grants_sql(const SqlNames& names);
+std::string drop_view_sql(const SqlNames& names);
+std::string drop_user_sql(const SqlNames& names);
+
+// What --dry-run prints: the statements in the order init-db would run them,
+// each ending with ';', the password shown as '<redacted>'.
+std::vector<std::string> dry_run_script(const SqlNames& names, bool drop);
+
+// SHOW GRANTS lines of the new user, judged: exactly USAGE on *.* plus SELECT
+// on the view. nullopt when right, else the first problem in one line.
+std::optional<std::string> check_grants(const SqlNames& names, const std::vector<std::string>& grants);
+// Whether SHOW GRANTS shows SELECT on the view (to know if GRANT is needed).
+bool has_view_grant(const SqlNames& names, const std::vector<std::string>& grants);
+
+// Whether an existing view is the one create_view_sql makes: the same columns
+// in order, SQL SECURITY DEFINER, reading this cluster's job table without
+// deleted rows. `definition` is information_schema.VIEWS.VIEW_DEFINITION.
+bool view_is_current(const SqlNames& names, const std::vector<std::string>& columns, std::string_view security_type,
+                     std::string_view definition);
+
+}  // namespace petricore::initdb

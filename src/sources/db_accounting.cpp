@@ -1,0 +1,273 @@
+// The accounting source that reads the restricted view `petricore init-db`
+// creates on slurm_acct_db (its columns: initdb/init_db_sql.hpp), through
+// MariaDB, with prepared statements only.
+//
+// Thread-safety: serve calls it from several worker threads. Each call
+// borrows an idle connection from a small pool (a mutex guards only the pool)
+// or opens a new one, so calls run in parallel, each on its own connection.
+// Connections are opened on first use; one that fails is dropped, so the next
+// call reconnects, and a call whose pooled connection turns out dead (server
+// restart, wait_timeout) is retried once on a fresh one.
+#include "analysis/job_id.hpp"
+#include "initdb/init_db_sql.hpp"
+#include "sources/accounting_factory.hpp"
+#include "sources/mariadb_library.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+namespace petricore::sources {
+namespace {
+
+using analysis::JobRecord;
+
+constexpr std::size_t kMaxIdleConnections = 4;
+constexpr std::uint64_t kNoValue = 4294967294;   // Slurm's NO_VAL (array task, het offset, time limit)
+constexpr std::uint64_t kInfinite = 4294967295;  // Slurm's INFINITE (time limit)
+
+// Slurm's enum job_states, the base state in the low byte of `state`.
+std::string state_name(std::uint64_t state) {
+  static const char* const names[] = {"PENDING", "RUNNING",   "SUSPENDED", "COMPLETED", "CANCELLED", "FAILED",
+                                      "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",  "OUT_OF_MEMORY"};
+  std::uint64_t base = state & 0xff;  // JOB_STATE_BASE; the rest are flags
+  return base < std::size(names) ? names[base] : "UNKNOWN";
+}
+
+std::optional<std::uint64_t> to_u64(const std::optional<std::string>& text) {
+  if (!text || text->empty()) return std::nullopt;
+  std::uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc() || end != text->data() + text->size()) return std::nullopt;
+  return value;
+}
+
+// tres_alloc "1=2,2=256,4=1,5=2,1001=2": TRES id → count.
+std::map<std::uint64_t, std::uint64_t> parse_tres_ids(const std::string& text) {
+  std::map<std::uint64_t, std::uint64_t> tres;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t comma = text.find(',', at);
+    std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    std::size_t eq = item.find('=');
+    if (eq != std::string::npos) {
+      auto id = to_u64(item.substr(0, eq));
+      auto value = to_u64(item.substr(eq + 1));
+      if (id && value) tres[*id] = *value;
+    }
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return tres;
+}
+
+std::optional<std::string> user_of_uid(unsigned uid) {
+  std::vector<char> buffer(16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) return std::nullopt;
+  return std::string(found->pw_name);
+}
+
+std::optional<unsigned> uid_of_user(const std::string& name) {
+  std::vector<char> buffer(16384);
+  passwd entry{};
+  passwd* found = nullptr;
+  if (::getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr)
+    return std::nullopt;
+  return found->pw_uid;
+}
+
+class DbAccounting final : public AccountingSource {
+ public:
+  explicit DbAccounting(const DbConfig& config) {
+    if (!initdb::valid_identifier(config.database))
+      throw std::invalid_argument("[accounting.db] database '" + config.database + "' is not a plain identifier");
+    if (!initdb::valid_identifier(config.view))
+      throw std::invalid_argument("[accounting.db] view '" + config.view + "' is not a plain identifier");
+    target_.host = config.host;
+    target_.port = config.port;
+    target_.socket = config.socket;
+    target_.user = config.user;
+    target_.password = read_password_file(config.password_file, "[accounting.db] password_file");
+    target_.database = config.database;
+    target_.timeout_seconds = config.timeout_seconds;
+    view_ = config.database + "." + config.view;
+
+    const auto& names = initdb::view_column_names();
+    std::string columns;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      columns += (i ? ", " : "") + ("`" + names[i] + "`");
+      column_[names[i]] = i;
+    }
+    select_ = "SELECT " + columns + " FROM " + initdb::qualified(config.database, config.view);
+  }
+
+  Result<JobRecord> job(const analysis::JobId& id) override {
+    std::string where;
+    std::vector<SqlParam> params{static_cast<std::int64_t>(id.job)};
+    if (id.array_task) {
+      where = " WHERE `id_array_job` = ? AND `id_array_task` = ?";
+      params.emplace_back(static_cast<std::int64_t>(*id.array_task));
+    } else if (id.het_component) {
+      where = " WHERE `het_job_id` = ? AND `het_job_offset` = ?";
+      params.emplace_back(static_cast<std::int64_t>(*id.het_component));
+    } else {
+      where = " WHERE `id_job` = ?";
+    }
+    // A job id can repeat in the table (requeued, or after the id counter wrapped): the latest.
+    auto result = query(select_ + where + " ORDER BY `time_submit` DESC LIMIT 1", params);
+    if (!result) return result.error();
+    if (result->rows.empty()) return not_found("job " + id.text() + " not found in the accounting DB (" + view_ + ")");
+    return record(result->rows.front());
+  }
+
+  Result<std::vector<JobRecord>> jobs_of_user(const std::string& user, std::size_t limit) override {
+    if (!analysis::valid_user_name(user)) return bad_input("invalid user name '" + user.substr(0, 64) + "'");
+    if (limit == 0) return std::vector<JobRecord>{};
+    // By uid when this host knows the user (indexed, and covers jobs without
+    // an association); else by the association's user name.
+    std::vector<SqlParam> params;
+    std::string where;
+    if (auto uid = uid_of_user(user)) {
+      where = " WHERE `id_user` = ?";
+      params.emplace_back(static_cast<std::int64_t>(*uid));
+    } else {
+      where = " WHERE `user_name` = ?";
+      params.emplace_back(user);
+    }
+    params.emplace_back(static_cast<std::int64_t>(std::min<std::size_t>(limit, 1000000)));
+    // Newest first: by submit time, then by the number the user submitted
+    // under (an array's or het job's own, not the raw id a task got when it
+    // started), then by task or component.
+    auto result = query(select_ + where +
+                            " ORDER BY `time_submit` DESC, CASE WHEN `id_array_job` <> 0 THEN `id_array_job` WHEN "
+                            "`het_job_id` <> 0 THEN `het_job_id` ELSE `id_job` END DESC, `id_array_task` DESC, "
+                            "`het_job_offset` DESC LIMIT ?",
+                        params);
+    if (!result) return result.error();
+    std::vector<JobRecord> jobs;
+    for (const auto& row : result->rows) jobs.push_back(record(row));
+    return jobs;
+  }
+
+  std::string name() const override { return "db"; }
+
+ private:
+  Result<SqlResult> query(const std::string& sql, const std::vector<SqlParam>& params) {
+    bool pooled = false;
+    auto connection = borrow(pooled);
+    if (!connection) return connection.error();
+    auto result = connection->run(sql, params);
+    if (!result && pooled && mariadb_error::connection_lost(connection->error_code())) {
+      // The server restarted or timed idle connections out: the other pooled
+      // ones are as dead as this one. Once more, on a new connection.
+      drop_idle();
+      connection = MariaDbConnection::connect(target_);
+      if (!connection) return connection.error();
+      result = connection->run(sql, params);
+    }
+    // A connection that failed is dropped: the next call reconnects.
+    if (result) give_back(std::move(*connection));
+    return result;
+  }
+
+  void drop_idle() {
+    std::vector<MariaDbConnection> dead;  // closed after the lock is released
+    std::lock_guard<std::mutex> lock(mutex_);
+    dead.swap(idle_);
+  }
+
+  Result<MariaDbConnection> borrow(bool& pooled) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!idle_.empty()) {
+        MariaDbConnection c = std::move(idle_.back());
+        idle_.pop_back();
+        pooled = true;
+        return c;
+      }
+    }
+    pooled = false;
+    return MariaDbConnection::connect(target_);
+  }
+
+  void give_back(MariaDbConnection connection) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (idle_.size() < kMaxIdleConnections) idle_.push_back(std::move(connection));
+  }
+
+  const std::optional<std::string>& at(const SqlRow& row, const char* column) const { return row[column_.at(column)]; }
+
+  JobRecord record(const SqlRow& row) const {
+    JobRecord r;
+    auto number = [&](const char* column) { return to_u64(at(row, column)); };
+    auto text = [&](const char* column) { return at(row, column).value_or(""); };
+    auto time = [&](const char* column) -> std::optional<std::int64_t> {
+      auto t = number(column);
+      if (!t || *t == 0) return std::nullopt;  // 0 = not yet
+      return static_cast<std::int64_t>(*t);
+    };
+
+    std::uint64_t id_job = number("id_job").value_or(0);
+    std::uint64_t array_job = number("id_array_job").value_or(0);
+    std::uint64_t array_task = number("id_array_task").value_or(kNoValue);
+    std::uint64_t het_job = number("het_job_id").value_or(0);
+    std::uint64_t het_offset = number("het_job_offset").value_or(kNoValue);
+    r.raw_id = std::to_string(id_job);
+    if (array_job != 0 && array_task != kNoValue)
+      r.job_id = std::to_string(array_job) + "_" + std::to_string(array_task);
+    else if (het_job != 0 && het_offset != kNoValue)
+      r.job_id = std::to_string(het_job) + "+" + std::to_string(het_offset);
+    else
+      r.job_id = r.raw_id;
+
+    if (auto uid = number("id_user")) r.uid = static_cast<unsigned>(*uid);
+    r.user = text("user_name");
+    if (r.user.empty() && r.uid) r.user = user_of_uid(*r.uid).value_or(std::to_string(*r.uid));
+    r.name = text("job_name");
+    r.account = text("account");
+    r.partition = text("partition");
+    r.state = state_name(number("state").value_or(~0ull));
+    r.submit = time("time_submit");
+    r.start = time("time_start");
+    r.end = time("time_end");
+    if (auto minutes = number("timelimit"); minutes && *minutes != kNoValue && *minutes != kInfinite)
+      r.time_limit_seconds = static_cast<std::int64_t>(*minutes) * 60;
+    r.node_list = text("nodelist");
+    if (r.node_list == "None assigned") r.node_list.clear();
+
+    // TRES ids are fixed for cpu (1), mem in MB (2), node (4) and billing
+    // (5); gres/gpu gets its id when first tracked, which the view carries.
+    auto tres = parse_tres_ids(text("tres_alloc"));
+    auto tres_value = [&](std::uint64_t id) -> std::optional<std::uint64_t> {
+      auto found = tres.find(id);
+      return found == tres.end() ? std::nullopt : std::optional<std::uint64_t>(found->second);
+    };
+    r.alloc_cpus = static_cast<int>(tres_value(1).value_or(0));
+    if (auto mem = tres_value(2)) r.alloc_mem_mb = static_cast<double>(*mem);
+    r.alloc_nodes = static_cast<int>(number("nodes_alloc").value_or(tres_value(4).value_or(0)));
+    if (auto billing = tres_value(5)) r.billing = static_cast<int>(*billing);
+    if (auto gpu_id = number("gpu_tres_id")) r.alloc_gpus = static_cast<int>(tres_value(*gpu_id).value_or(0));
+    return r;
+  }
+
+  MariaDbTarget target_;
+  std::string view_;    // db.view, for messages
+  std::string select_;  // SELECT <columns> FROM `db`.`view`
+  std::map<std::string, std::size_t> column_;
+  std::mutex mutex_;
+  std::vector<MariaDbConnection> idle_;
+};
+
+}  // namespace
+
+std::unique_ptr<AccountingSource> make_db_accounting(const DbConfig& config) {
+  return std::make_unique<DbAccounting>(config);
+}
+
+}  // namespace petricore::sources

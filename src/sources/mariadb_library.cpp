@@ -1,0 +1,317 @@
+#include "sources/mariadb_library.hpp"
+
+#include "core/shared_library.hpp"
+#include "core/unique_fd.hpp"
+
+#include <fcntl.h>
+#include <mysql.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace petricore::sources {
+namespace {
+
+// Only the functions petricore calls, typed from the library's own header.
+struct MariaDbLibrary {
+  decltype(&::mysql_init) init;
+  decltype(&::mysql_close) close;
+  decltype(&::mysql_options) options;
+  decltype(&::mysql_real_connect) real_connect;
+  decltype(&::mysql_errno) error_number;
+  decltype(&::mysql_error) error;
+  decltype(&::mysql_real_query) real_query;
+  decltype(&::mysql_store_result) store_result;
+  decltype(&::mysql_free_result) free_result;
+  decltype(&::mysql_field_count) field_count;
+  decltype(&::mysql_num_fields) num_fields;
+  decltype(&::mysql_fetch_row) fetch_row;
+  decltype(&::mysql_fetch_lengths) fetch_lengths;
+  decltype(&::mysql_affected_rows) affected_rows;
+  decltype(&::mysql_stmt_init) stmt_init;
+  decltype(&::mysql_stmt_prepare) stmt_prepare;
+  decltype(&::mysql_stmt_param_count) stmt_param_count;
+  decltype(&::mysql_stmt_bind_param) stmt_bind_param;
+  decltype(&::mysql_stmt_execute) stmt_execute;
+  decltype(&::mysql_stmt_result_metadata) stmt_result_metadata;
+  decltype(&::mysql_stmt_store_result) stmt_store_result;
+  decltype(&::mysql_stmt_bind_result) stmt_bind_result;
+  decltype(&::mysql_stmt_fetch) stmt_fetch;
+  decltype(&::mysql_stmt_fetch_column) stmt_fetch_column;
+  decltype(&::mysql_stmt_affected_rows) stmt_affected_rows;
+  decltype(&::mysql_stmt_errno) stmt_error_number;
+  decltype(&::mysql_stmt_error) stmt_error;
+  decltype(&::mysql_stmt_close) stmt_close;
+};
+
+MariaDbLibrary load() {
+  SharedLibrary so("libmariadb.so.3");
+  MariaDbLibrary lib{};
+  so.resolve("mysql_init", lib.init);
+  so.resolve("mysql_close", lib.close);
+  so.resolve("mysql_options", lib.options);
+  so.resolve("mysql_real_connect", lib.real_connect);
+  so.resolve("mysql_errno", lib.error_number);
+  so.resolve("mysql_error", lib.error);
+  so.resolve("mysql_real_query", lib.real_query);
+  so.resolve("mysql_store_result", lib.store_result);
+  so.resolve("mysql_free_result", lib.free_result);
+  so.resolve("mysql_field_count", lib.field_count);
+  so.resolve("mysql_num_fields", lib.num_fields);
+  so.resolve("mysql_fetch_row", lib.fetch_row);
+  so.resolve("mysql_fetch_lengths", lib.fetch_lengths);
+  so.resolve("mysql_affected_rows", lib.affected_rows);
+  so.resolve("mysql_stmt_init", lib.stmt_init);
+  so.resolve("mysql_stmt_prepare", lib.stmt_prepare);
+  so.resolve("mysql_stmt_param_count", lib.stmt_param_count);
+  so.resolve("mysql_stmt_bind_param", lib.stmt_bind_param);
+  so.resolve("mysql_stmt_execute", lib.stmt_execute);
+  so.resolve("mysql_stmt_result_metadata", lib.stmt_result_metadata);
+  so.resolve("mysql_stmt_store_result", lib.stmt_store_result);
+  so.resolve("mysql_stmt_bind_result", lib.stmt_bind_result);
+  so.resolve("mysql_stmt_fetch", lib.stmt_fetch);
+  so.resolve("mysql_stmt_fetch_column", lib.stmt_fetch_column);
+  so.resolve("mysql_stmt_affected_rows", lib.stmt_affected_rows);
+  so.resolve("mysql_stmt_errno", lib.stmt_error_number);
+  so.resolve("mysql_stmt_error", lib.stmt_error);
+  so.resolve("mysql_stmt_close", lib.stmt_close);
+  // mysql_library_init is a macro for mysql_server_init. mysql_init would
+  // call it too, but not thread-safely: do it once, here.
+  decltype(&::mysql_server_init) server_init = nullptr;
+  so.resolve("mysql_server_init", server_init);
+  if (server_init(0, nullptr, nullptr) != 0) throw std::runtime_error("cannot initialise libmariadb.so.3");
+  return lib;
+}
+
+// Thread-safe (a function-local static); a failed load throws again next time.
+const MariaDbLibrary& library() {
+  static const MariaDbLibrary lib = load();
+  return lib;
+}
+
+struct CloseMysql {
+  void operator()(MYSQL* m) const { library().close(m); }
+};
+struct CloseStatement {
+  void operator()(MYSQL_STMT* s) const { library().stmt_close(s); }
+};
+struct FreeResult {
+  void operator()(MYSQL_RES* r) const { library().free_result(r); }
+};
+using MysqlHandle = std::unique_ptr<MYSQL, CloseMysql>;
+using StatementHandle = std::unique_ptr<MYSQL_STMT, CloseStatement>;
+using ResultHandle = std::unique_ptr<MYSQL_RES, FreeResult>;
+
+const char* or_null(const std::string& s) {
+  return s.empty() ? nullptr : s.c_str();
+}
+
+}  // namespace
+
+std::string read_password_file(const std::string& path, const std::string& what) {
+  if (path.empty()) throw std::invalid_argument(what + ": no file given");
+  auto fail = [&](const std::string& why) { return std::invalid_argument(what + " " + path + ": " + why); };
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) throw fail(std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) throw fail("not a regular file");
+  std::string text(4096, '\0');
+  ssize_t got;
+  do got = ::read(fd.get(), text.data(), text.size());
+  while (got < 0 && errno == EINTR);
+  if (got < 0) throw fail(std::strerror(errno));
+  text.resize(static_cast<std::size_t>(got));
+  std::string password = text.substr(0, text.find('\n'));
+  if (!password.empty() && password.back() == '\r') password.pop_back();
+  if (password.empty()) throw fail("the first line is empty");
+  return password;
+}
+
+std::string MariaDbTarget::describe() const {
+  if (!host.empty()) return "mariadb at " + host + ":" + std::to_string(port);
+  return "mariadb at " + (socket.empty() ? std::string("the default socket") : socket);
+}
+
+struct MariaDbConnection::Impl {
+  MariaDbTarget target;
+  MysqlHandle mysql;
+  unsigned last_error = 0;
+
+  Error fail(unsigned code, const char* message) {
+    last_error = code;
+    return unavailable(target.describe() + ": " + message + " (" + std::to_string(code) + ")");
+  }
+  Error fail_connection() { return fail(library().error_number(mysql.get()), library().error(mysql.get())); }
+  Error fail_statement(MYSQL_STMT* s) { return fail(library().stmt_error_number(s), library().stmt_error(s)); }
+
+  Result<SqlResult> run_text(std::string_view sql);
+  Result<SqlResult> run_prepared(std::string_view sql, const std::vector<SqlParam>& params);
+};
+
+MariaDbConnection::MariaDbConnection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+MariaDbConnection::~MariaDbConnection() = default;
+MariaDbConnection::MariaDbConnection(MariaDbConnection&&) noexcept = default;
+MariaDbConnection& MariaDbConnection::operator=(MariaDbConnection&&) noexcept = default;
+
+unsigned MariaDbConnection::error_code() const {
+  return impl_->last_error;
+}
+const MariaDbTarget& MariaDbConnection::target() const {
+  return impl_->target;
+}
+
+Result<MariaDbConnection> MariaDbConnection::connect(const MariaDbTarget& target, unsigned* error_code) {
+  if (error_code != nullptr) *error_code = 0;
+  const MariaDbLibrary* lib = nullptr;
+  try {
+    lib = &library();
+  } catch (const std::exception& e) {
+    return unavailable(target.describe() + ": " + e.what());
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->target = target;
+  impl->mysql.reset(lib->init(nullptr));
+  if (!impl->mysql) return unavailable(target.describe() + ": mysql_init failed (out of memory)");
+  MYSQL* m = impl->mysql.get();
+
+  unsigned int seconds = static_cast<unsigned int>(std::max(1.0, std::ceil(target.timeout_seconds)));
+  lib->options(m, MYSQL_OPT_CONNECT_TIMEOUT, &seconds);
+  lib->options(m, MYSQL_OPT_READ_TIMEOUT, &seconds);
+  lib->options(m, MYSQL_OPT_WRITE_TIMEOUT, &seconds);
+  // Connector/C takes host "localhost" as the socket; a host given is TCP.
+  unsigned int protocol = target.host.empty() ? MYSQL_PROTOCOL_SOCKET : MYSQL_PROTOCOL_TCP;
+  lib->options(m, MYSQL_OPT_PROTOCOL, &protocol);
+  lib->options(m, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+
+  if (lib->real_connect(m, or_null(target.host), target.user.c_str(), or_null(target.password),
+                        or_null(target.database), target.port, target.host.empty() ? or_null(target.socket) : nullptr,
+                        0) == nullptr) {
+    unsigned code = lib->error_number(m);
+    if (error_code != nullptr) *error_code = code;
+    return unavailable(target.describe() + " as " + target.user + ": " + lib->error(m) + " (" + std::to_string(code) +
+                       ")");
+  }
+  return MariaDbConnection(std::move(impl));
+}
+
+Result<SqlResult> MariaDbConnection::run(std::string_view sql, const std::vector<SqlParam>& params) {
+  impl_->last_error = 0;
+  return params.empty() ? impl_->run_text(sql) : impl_->run_prepared(sql, params);
+}
+
+Result<SqlResult> MariaDbConnection::Impl::run_text(std::string_view sql) {
+  const MariaDbLibrary& lib = library();
+  MYSQL* m = mysql.get();
+  if (lib.real_query(m, sql.data(), static_cast<unsigned long>(sql.size())) != 0) return fail_connection();
+  SqlResult out;
+  ResultHandle res(lib.store_result(m));
+  if (!res) {
+    if (lib.field_count(m) != 0) return fail_connection();
+    out.affected_rows = lib.affected_rows(m);
+    return out;
+  }
+  unsigned int columns = lib.num_fields(res.get());
+  while (MYSQL_ROW row = lib.fetch_row(res.get())) {
+    unsigned long* lengths = lib.fetch_lengths(res.get());
+    SqlRow values(columns);
+    for (unsigned int i = 0; i < columns; ++i)
+      if (row[i] != nullptr) values[i] = std::string(row[i], lengths[i]);
+    out.rows.push_back(std::move(values));
+  }
+  return out;
+}
+
+Result<SqlResult> MariaDbConnection::Impl::run_prepared(std::string_view sql, const std::vector<SqlParam>& params) {
+  const MariaDbLibrary& lib = library();
+  StatementHandle stmt(lib.stmt_init(mysql.get()));
+  if (!stmt) return fail_connection();
+  MYSQL_STMT* s = stmt.get();
+  if (lib.stmt_prepare(s, sql.data(), static_cast<unsigned long>(sql.size())) != 0) return fail_statement(s);
+  if (lib.stmt_param_count(s) != params.size())
+    return unavailable(target.describe() + ": statement has " + std::to_string(lib.stmt_param_count(s)) +
+                       " placeholders for " + std::to_string(params.size()) + " parameters");
+
+  // Parameters: the binds point into `params` and these two arrays.
+  std::vector<MYSQL_BIND> in(params.size());
+  std::vector<long long> integers(params.size());
+  std::vector<unsigned long> in_lengths(params.size());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    MYSQL_BIND& b = in[i];
+    b = MYSQL_BIND{};
+    if (std::holds_alternative<std::nullptr_t>(params[i])) {
+      b.buffer_type = MYSQL_TYPE_NULL;
+    } else if (const auto* n = std::get_if<std::int64_t>(&params[i])) {
+      integers[i] = *n;
+      b.buffer_type = MYSQL_TYPE_LONGLONG;
+      b.buffer = &integers[i];
+    } else {
+      const std::string& text = std::get<std::string>(params[i]);
+      in_lengths[i] = static_cast<unsigned long>(text.size());
+      b.buffer_type = MYSQL_TYPE_STRING;
+      b.buffer = const_cast<char*>(text.data());
+      b.buffer_length = in_lengths[i];
+      b.length = &in_lengths[i];
+    }
+  }
+  if (lib.stmt_bind_param(s, in.data()) != 0 || lib.stmt_execute(s) != 0) return fail_statement(s);
+
+  SqlResult out;
+  ResultHandle meta(lib.stmt_result_metadata(s));
+  if (!meta) {
+    out.affected_rows = lib.stmt_affected_rows(s);
+    return out;
+  }
+  if (lib.stmt_store_result(s) != 0) return fail_statement(s);
+
+  // Every column as text, into 256-byte buffers; longer values are fetched
+  // again, whole, with mysql_stmt_fetch_column.
+  const unsigned int columns = lib.num_fields(meta.get());
+  constexpr unsigned long kBuffer = 256;
+  std::vector<MYSQL_BIND> binds(columns);
+  std::vector<std::vector<char>> buffers(columns, std::vector<char>(kBuffer));
+  std::vector<unsigned long> lengths(columns);
+  std::vector<my_bool> nulls(columns), truncated(columns);
+  for (unsigned int i = 0; i < columns; ++i) {
+    MYSQL_BIND& b = binds[i];
+    b = MYSQL_BIND{};
+    b.buffer_type = MYSQL_TYPE_STRING;
+    b.buffer = buffers[i].data();
+    b.buffer_length = kBuffer;
+    b.length = &lengths[i];
+    b.is_null = &nulls[i];
+    b.error = &truncated[i];
+  }
+  if (lib.stmt_bind_result(s, binds.data()) != 0) return fail_statement(s);
+  for (;;) {
+    int rc = lib.stmt_fetch(s);
+    if (rc == MYSQL_NO_DATA) break;
+    if (rc != 0 && rc != MYSQL_DATA_TRUNCATED) return fail_statement(s);
+    SqlRow row(columns);
+    for (unsigned int i = 0; i < columns; ++i) {
+      if (nulls[i]) continue;
+      if (lengths[i] <= kBuffer) {
+        row[i] = std::string(buffers[i].data(), lengths[i]);
+        continue;
+      }
+      std::string whole(lengths[i], '\0');
+      unsigned long got = 0;
+      MYSQL_BIND b{};
+      b.buffer_type = MYSQL_TYPE_STRING;
+      b.buffer = whole.data();
+      b.buffer_length = lengths[i];
+      b.length = &got;
+      if (lib.stmt_fetch_column(s, &b, i, 0) != 0) return fail_statement(s);
+      whole.resize(std::min(got, lengths[i]));
+      row[i] = std::move(whole);
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace petricore::sources

@@ -1,0 +1,639 @@
+#include "sources/sacct.hpp"
+
+#include "core/unique_fd.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <thread>
+
+extern char** environ;
+
+namespace petricore::sources {
+namespace {
+
+using analysis::JobRecord;
+
+// ---- run_process helpers ----
+
+class SpawnFileActions {
+ public:
+  SpawnFileActions() { ::posix_spawn_file_actions_init(&actions_); }
+  ~SpawnFileActions() { ::posix_spawn_file_actions_destroy(&actions_); }
+  SpawnFileActions(const SpawnFileActions&) = delete;
+  SpawnFileActions& operator=(const SpawnFileActions&) = delete;
+  posix_spawn_file_actions_t* get() { return &actions_; }
+
+ private:
+  posix_spawn_file_actions_t actions_;
+};
+
+class SpawnAttributes {
+ public:
+  SpawnAttributes() { ::posix_spawnattr_init(&attr_); }
+  ~SpawnAttributes() { ::posix_spawnattr_destroy(&attr_); }
+  SpawnAttributes(const SpawnAttributes&) = delete;
+  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
+  posix_spawnattr_t* get() { return &attr_; }
+
+ private:
+  posix_spawnattr_t attr_;
+};
+
+// A started child that is killed and reaped unless it was waited for.
+class Child {
+ public:
+  explicit Child(pid_t pid) : pid_(pid) {}
+  ~Child() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      wait_blocking();
+    }
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  // The wait status once the child has exited, nullopt while it runs.
+  std::optional<int> try_wait() {
+    int status = 0;
+    pid_t r;
+    do r = ::waitpid(pid_, &status, WNOHANG);
+    while (r < 0 && errno == EINTR);
+    if (r == 0) return std::nullopt;
+    pid_ = -1;
+    return r < 0 ? -1 : status;
+  }
+
+ private:
+  void wait_blocking() {
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+  }
+  pid_t pid_;
+};
+
+std::string name_of(const std::string& env_entry) {
+  return env_entry.substr(0, env_entry.find('='));
+}
+
+std::string first_line(std::string_view text) {
+  std::size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string_view::npos) return {};
+  text.remove_prefix(begin);
+  return std::string(text.substr(0, text.find_first_of("\r\n")));
+}
+
+// ---- parsing helpers ----
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  for (;;) {
+    std::size_t at = text.find(sep);
+    parts.push_back(text.substr(0, at));
+    if (at == std::string_view::npos) return parts;
+    text.remove_prefix(at + 1);
+  }
+}
+
+template <typename Number>
+std::optional<Number> parse_number(std::string_view text) {
+  text = trim(text);
+  Number value{};
+  if (text.empty()) return std::nullopt;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The columns the parser understands, by their --format names.
+enum Column {
+  kJobId,
+  kJobIdRaw,
+  kJobName,
+  kUser,
+  kUid,
+  kAccount,
+  kPartition,
+  kState,
+  kSubmit,
+  kStart,
+  kEnd,
+  kTimelimitRaw,
+  kTimelimit,
+  kAllocCpus,
+  kAllocTres,
+  kReqMem,
+  kNNodes,
+  kNodeList,
+  kTotalCpu,
+  kMaxRss,
+  kColumnCount
+};
+
+const std::map<std::string, Column>& column_names() {
+  static const std::map<std::string, Column> names{
+      {"jobid", kJobId},
+      {"jobidraw", kJobIdRaw},
+      {"jobname", kJobName},
+      {"user", kUser},
+      {"uid", kUid},
+      {"account", kAccount},
+      {"partition", kPartition},
+      {"state", kState},
+      {"submit", kSubmit},
+      {"start", kStart},
+      {"end", kEnd},
+      {"timelimitraw", kTimelimitRaw},
+      {"timelimit", kTimelimit},
+      {"alloccpus", kAllocCpus},
+      {"alloctres", kAllocTres},
+      {"reqmem", kReqMem},
+      {"nnodes", kNNodes},
+      {"nodelist", kNodeList},
+      {"totalcpu", kTotalCpu},
+      {"maxrss", kMaxRss},
+  };
+  return names;
+}
+
+// One line's fields by column; absent columns read as "".
+class Fields {
+ public:
+  Fields(const std::array<int, kColumnCount>& index, std::vector<std::string_view> values)
+      : index_(index), values_(std::move(values)) {}
+  std::string_view operator[](Column c) const {
+    int i = index_[c];
+    return i < 0 ? std::string_view{} : trim(values_[static_cast<std::size_t>(i)]);
+  }
+  bool has(Column c) const { return index_[c] >= 0; }
+
+ private:
+  const std::array<int, kColumnCount>& index_;
+  std::vector<std::string_view> values_;
+};
+
+// Splits one line into exactly `columns` fields, re-joining a JobName that
+// contained '|' (it then has more fields than columns); nullopt when short.
+std::optional<std::vector<std::string_view>> split_line(std::string_view line, std::size_t columns, int name_index) {
+  std::vector<std::string_view> parts = split(line, '|');
+  if (parts.size() == columns) return parts;
+  if (parts.size() < columns || name_index < 0) return std::nullopt;
+  // JobName spans parts[name_index .. name_index + extra]: one string_view
+  // over the original text from its first to its last piece.
+  std::size_t first = static_cast<std::size_t>(name_index);
+  std::size_t extra = parts.size() - columns;
+  const char* begin = parts[first].data();
+  const char* end = parts[first + extra].data() + parts[first + extra].size();
+  std::vector<std::string_view> joined(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(first));
+  joined.emplace_back(begin, static_cast<std::size_t>(end - begin));
+  joined.insert(joined.end(), parts.begin() + static_cast<std::ptrdiff_t>(first + extra + 1), parts.end());
+  return joined;
+}
+
+// AllocTRES: "billing=2,cpu=2,gres/gpu=2,mem=256M,node=1".
+struct Tres {
+  std::optional<int> cpu, nodes, billing, gpus;
+  std::optional<double> mem_mb;
+};
+
+Tres parse_tres(std::string_view text) {
+  Tres tres;
+  int typed_gpus = 0;
+  bool any_typed_gpu = false;
+  for (std::string_view item : split(text, ',')) {
+    std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view key = trim(item.substr(0, eq));
+    std::string_view value = trim(item.substr(eq + 1));
+    if (key == "mem") {
+      tres.mem_mb = parse_sacct_size_mb(value);
+      continue;
+    }
+    auto number = parse_number<long long>(value);
+    if (!number) continue;
+    int n = static_cast<int>(std::min<long long>(*number, 1 << 30));
+    if (key == "cpu")
+      tres.cpu = n;
+    else if (key == "node")
+      tres.nodes = n;
+    else if (key == "billing")
+      tres.billing = n;
+    else if (key == "gres/gpu")
+      tres.gpus = n;
+    else if (key.rfind("gres/gpu:", 0) == 0) {
+      typed_gpus += n;
+      any_typed_gpu = true;
+    }
+  }
+  // Untyped gres/gpu already counts every GPU; typed ones only stand in when
+  // it is not tracked (AccountingStorageTRES lists just gres/gpu:<type>).
+  if (!tres.gpus && any_typed_gpu) tres.gpus = typed_gpus;
+  return tres;
+}
+
+// ReqMem: "256M" (total since Slurm 21.08), or "4000Mn" / "4000Mc" per node
+// or per CPU in older versions.
+std::optional<double> parse_req_mem(std::string_view text, int nodes, int cpus) {
+  double factor = 1;
+  if (!text.empty() && (text.back() == 'n' || text.back() == 'c')) {
+    factor = text.back() == 'n' ? std::max(nodes, 1) : std::max(cpus, 1);
+    text.remove_suffix(1);
+  }
+  auto mb = parse_sacct_size_mb(text);
+  if (!mb || *mb <= 0) return std::nullopt;
+  return *mb * factor;
+}
+
+std::optional<std::int64_t> parse_time_limit(const Fields& f) {
+  if (f.has(kTimelimitRaw)) {
+    if (auto minutes = parse_number<std::int64_t>(f[kTimelimitRaw])) return *minutes * 60;
+    return std::nullopt;  // UNLIMITED, Partition_Limit, empty
+  }
+  if (auto seconds = parse_sacct_duration(f[kTimelimit])) return static_cast<std::int64_t>(*seconds);
+  return std::nullopt;
+}
+
+JobRecord parse_allocation(const Fields& f) {
+  JobRecord r;
+  r.job_id = std::string(f[kJobId]);
+  r.raw_id = std::string(f[kJobIdRaw]);
+  if (r.raw_id.empty() && all_digits(r.job_id)) r.raw_id = r.job_id;
+  r.name = std::string(f[kJobName]);
+  r.user = std::string(f[kUser]);
+  if (auto uid = parse_number<unsigned>(f[kUid])) r.uid = *uid;
+  r.account = std::string(f[kAccount]);
+  r.partition = std::string(f[kPartition]);
+  std::string_view state = f[kState];
+  r.state = std::string(state.substr(0, state.find(' ')));  // "CANCELLED by 0"
+  r.submit = parse_sacct_time(f[kSubmit]);
+  r.start = parse_sacct_time(f[kStart]);
+  r.end = parse_sacct_time(f[kEnd]);
+  r.time_limit_seconds = parse_time_limit(f);
+  r.node_list = std::string(f[kNodeList]);
+  if (r.node_list == "None assigned") r.node_list.clear();
+
+  Tres tres = parse_tres(f[kAllocTres]);
+  r.alloc_cpus = parse_number<int>(f[kAllocCpus]).value_or(tres.cpu.value_or(0));
+  if (r.alloc_cpus == 0 && tres.cpu) r.alloc_cpus = *tres.cpu;
+  r.alloc_nodes = parse_number<int>(f[kNNodes]).value_or(tres.nodes.value_or(0));
+  if (r.alloc_nodes == 0 && tres.nodes) r.alloc_nodes = *tres.nodes;
+  r.alloc_mem_mb = tres.mem_mb ? tres.mem_mb : parse_req_mem(f[kReqMem], r.alloc_nodes, r.alloc_cpus);
+  r.alloc_gpus = tres.gpus.value_or(0);
+  r.billing = tres.billing;
+  r.total_cpu_seconds = parse_sacct_duration(f[kTotalCpu]);
+  r.max_rss_mb = parse_sacct_size_mb(f[kMaxRss]);  // empty on allocation lines; the steps fill it in
+  return r;
+}
+
+}  // namespace
+
+// ---- run_process / find_executable ----
+
+namespace {
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", seconds);
+  return text;
+}
+
+// Starts `argv` with stdin from /dev/null, stdout and stderr onto the given
+// pipe ends, the environment plus `extra_env`, and signals reset.
+Result<pid_t> spawn(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env, int out_fd,
+                    int err_fd) {
+  // The pipes are close-on-exec, so a child another thread spawns meanwhile
+  // cannot hold our write ends open; dup2 onto 1 and 2 clears the flag.
+  SpawnFileActions actions;
+  ::posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_adddup2(actions.get(), out_fd, 1);
+  ::posix_spawn_file_actions_adddup2(actions.get(), err_fd, 2);
+
+  // serve blocks or ignores signals in its threads; the child starts clean.
+  SpawnAttributes attr;
+  sigset_t empty, defaults;
+  sigemptyset(&empty);
+  sigemptyset(&defaults);
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2}) sigaddset(&defaults, s);
+  ::posix_spawnattr_setsigmask(attr.get(), &empty);
+  ::posix_spawnattr_setsigdefault(attr.get(), &defaults);
+  ::posix_spawnattr_setflags(attr.get(), POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string entry(*e);
+    bool replaced = std::any_of(extra_env.begin(), extra_env.end(),
+                                [&](const std::string& x) { return name_of(x) == name_of(entry); });
+    if (!replaced) env.push_back(std::move(entry));
+  }
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
+  std::vector<std::string> args(argv);
+  std::vector<char*> env_ptrs, argv_ptrs;
+  for (auto& e : env) env_ptrs.push_back(e.data());
+  for (auto& a : args) argv_ptrs.push_back(a.data());
+  env_ptrs.push_back(nullptr);
+  argv_ptrs.push_back(nullptr);
+
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, argv[0].c_str(), actions.get(), attr.get(), argv_ptrs.data(), env_ptrs.data());
+  if (rc != 0) return unavailable("cannot run " + argv[0] + ": " + std::strerror(rc));
+  return pid;
+}
+
+using Clock = std::chrono::steady_clock;
+
+// Reads both pipes to their end into `out` and `err`. The reason to stop
+// early, or nullopt once both are closed.
+std::optional<std::string> drain(UniqueFd& out_fd, UniqueFd& err_fd, std::string& out, std::string& err,
+                                 Clock::time_point deadline, std::size_t max_bytes) {
+  UniqueFd* fds[2] = {&out_fd, &err_fd};
+  std::string* sinks[2] = {&out, &err};
+  char buffer[65536];
+  while (out_fd.valid() || err_fd.valid()) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return std::string("timed out");
+    pollfd polled[2];
+    int which[2] = {0, 0};
+    int n = 0;
+    for (int i = 0; i < 2; ++i) {
+      if (!fds[i]->valid()) continue;
+      polled[n] = {fds[i]->get(), POLLIN, 0};
+      which[n++] = i;
+    }
+    int ready = ::poll(polled, static_cast<nfds_t>(n), static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready < 0 && errno != EINTR) return std::string("poll: ") + std::strerror(errno);
+    for (int k = 0; k < n && ready > 0; ++k) {
+      if (polled[k].revents == 0) continue;
+      ssize_t got = ::read(polled[k].fd, buffer, sizeof buffer);
+      if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (got <= 0) {
+        fds[which[k]]->reset();
+        continue;
+      }
+      sinks[which[k]]->append(buffer, static_cast<std::size_t>(got));
+      if (out.size() + err.size() > max_bytes) return "wrote more than " + std::to_string(max_bytes >> 20) + " MiB";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<ProcessOutput> run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                                  double timeout_seconds, std::size_t max_output_bytes) {
+  if (argv.empty()) return unavailable("run_process: no command");
+  const std::string& program = argv[0];
+  const auto deadline =
+      Clock::now() + std::chrono::milliseconds(static_cast<long long>(std::max(timeout_seconds, 0.0) * 1000));
+
+  int out_fds[2], err_fds[2];
+  if (::pipe2(out_fds, O_CLOEXEC) != 0) return unavailable("cannot run " + program + ": pipe: " + std::strerror(errno));
+  UniqueFd out_read(out_fds[0]), out_write(out_fds[1]);
+  if (::pipe2(err_fds, O_CLOEXEC) != 0) return unavailable("cannot run " + program + ": pipe: " + std::strerror(errno));
+  UniqueFd err_read(err_fds[0]), err_write(err_fds[1]);
+
+  auto pid = spawn(argv, extra_env, out_write.get(), err_write.get());
+  if (!pid) return pid.error();
+  Child child(*pid);  // killed and reaped on every early return
+  out_write.reset();
+  err_write.reset();
+
+  ProcessOutput output;
+  auto stopped = drain(out_read, err_read, output.out, output.err, deadline, max_output_bytes);
+  if (stopped && *stopped == "timed out")
+    return unavailable(program + " timed out after " + seconds_text(timeout_seconds) + " (killed)");
+  if (stopped) return unavailable(program + ": " + *stopped + " (killed)");
+
+  // Both pipes are closed; the child is normally exiting by now.
+  for (;;) {
+    if (auto status = child.try_wait()) {
+      if (*status == -1) return unavailable("cannot get the exit status of " + program);
+      if (WIFEXITED(*status)) output.exit_status = WEXITSTATUS(*status);
+      if (WIFSIGNALED(*status)) output.signal = WTERMSIG(*status);
+      return output;
+    }
+    if (Clock::now() >= deadline)
+      return unavailable(program + " timed out after " + seconds_text(timeout_seconds) + " (killed)");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+std::optional<std::string> find_executable(const std::string& name) {
+  auto executable = [](const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+  };
+  if (name.empty()) return std::nullopt;
+  if (name.find('/') != std::string::npos) return executable(name) ? std::optional<std::string>(name) : std::nullopt;
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = (path != nullptr && *path != '\0') ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (std::string_view dir : split(dirs, ':')) {
+    std::string candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/" + name;
+    if (executable(candidate)) return candidate;
+  }
+  return std::nullopt;
+}
+
+// ---- the command line ----
+
+const std::vector<std::string>& sacct_fields() {
+  static const std::vector<std::string> fields{
+      "JobID",  "JobIDRaw", "User",     "UID",          "Account",   "Partition", "State",
+      "Submit", "Start",    "End",      "TimelimitRaw", "AllocCPUS", "AllocTRES", "ReqMem",
+      "NNodes", "NodeList", "TotalCPU", "MaxRSS",       "JobName",
+  };
+  return fields;
+}
+
+const std::vector<std::string>& sacct_environment() {
+  static const std::vector<std::string> env{"SLURM_TIME_FORMAT=%s"};
+  return env;
+}
+
+namespace {
+
+std::vector<std::string> sacct_common_args(const std::string& sacct) {
+  std::string format = "--format=";
+  for (const auto& f : sacct_fields()) format += (format.size() > 9 ? "," : "") + f;
+  // Sizes keep sacct's default exact units ("102904K", "256M"): the parser
+  // reads any suffix, and --units=M would round small values to "0.10M".
+  return {sacct, "--parsable2", "--noheader", format};
+}
+
+}  // namespace
+
+std::vector<std::string> sacct_job_args(const std::string& sacct, const analysis::JobId& id) {
+  auto args = sacct_common_args(sacct);
+  args.push_back("--jobs=" + id.text());
+  return args;
+}
+
+std::vector<std::string> sacct_user_args(const std::string& sacct, const std::string& user, std::int64_t since) {
+  auto args = sacct_common_args(sacct);
+  std::time_t t = static_cast<std::time_t>(since);
+  std::tm local{};
+  ::localtime_r(&t, &local);
+  char start[32];
+  std::strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%S", &local);
+  for (std::string a : {std::string("--allocations"), "--user=" + user, std::string("--starttime=") + start,
+                        std::string("--endtime=now")})
+    args.push_back(std::move(a));
+  return args;
+}
+
+// ---- parsing ----
+
+std::optional<double> parse_sacct_duration(std::string_view text) {
+  text = trim(text);
+  double days = 0;
+  if (std::size_t dash = text.find('-'); dash != std::string_view::npos) {
+    auto d = parse_number<int>(text.substr(0, dash));
+    if (!d || !all_digits(text.substr(0, dash))) return std::nullopt;
+    days = *d;
+    text.remove_prefix(dash + 1);
+  }
+  std::vector<std::string_view> parts = split(text, ':');
+  if (parts.size() < 2 || parts.size() > 3) return std::nullopt;
+  double seconds = 0;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (!all_digits(parts[i])) return std::nullopt;
+    seconds = seconds * 60 + *parse_number<int>(parts[i]);
+  }
+  std::string_view last = parts.back();
+  std::size_t dot = last.find('.');
+  if (!all_digits(last.substr(0, dot))) return std::nullopt;
+  if (dot != std::string_view::npos && !all_digits(last.substr(dot + 1))) return std::nullopt;
+  auto secs = parse_number<double>(last);
+  if (!secs) return std::nullopt;
+  return days * 86400 + seconds * 60 + *secs;
+}
+
+std::optional<double> parse_sacct_size_mb(std::string_view text) {
+  text = trim(text);
+  if (text.empty()) return std::nullopt;
+  double factor = 1.0 / (1024 * 1024);  // no suffix: bytes
+  if (text.back() < '0' || text.back() > '9') {
+    static constexpr std::string_view kUnits = "KMGTP";
+    std::size_t power = kUnits.find(text.back());
+    if (power == std::string_view::npos) return std::nullopt;
+    factor = std::pow(1024.0, static_cast<double>(power)) / 1024;  // K = 1/1024 MiB, M = 1, G = 1024 ...
+    text.remove_suffix(1);
+  }
+  auto value = parse_number<double>(text);
+  if (!value || *value < 0) return std::nullopt;
+  return *value * factor;
+}
+
+std::optional<std::int64_t> parse_sacct_time(std::string_view text) {
+  text = trim(text);
+  if (all_digits(text)) {
+    auto epoch = parse_number<std::int64_t>(text);
+    if (!epoch || *epoch == 0) return std::nullopt;
+    return epoch;
+  }
+  // sacct's default: local time, "2026-11-29T18:09:15".
+  if (text.size() != 19 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' || text[16] != ':')
+    return std::nullopt;
+  auto part = [&](std::size_t at, std::size_t len) { return parse_number<int>(text.substr(at, len)); };
+  auto y = part(0, 4), mo = part(5, 2), d = part(8, 2), h = part(11, 2), mi = part(14, 2), s = part(17, 2);
+  if (!y || !mo || !d || !h || !mi || !s) return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = *y - 1900;
+  tm.tm_mon = *mo - 1;
+  tm.tm_mday = *d;
+  tm.tm_hour = *h;
+  tm.tm_min = *mi;
+  tm.tm_sec = *s;
+  tm.tm_isdst = -1;
+  std::time_t t = std::mktime(&tm);
+  if (t == static_cast<std::time_t>(-1)) return std::nullopt;
+  return static_cast<std::int64_t>(t);
+}
+
+Result<std::vector<JobRecord>> parse_sacct(std::string_view text, const std::vector<std::string>& fields) {
+  std::array<int, kColumnCount> index;
+  index.fill(-1);
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    auto known = column_names().find(lower(trim(fields[i])));
+    if (known != column_names().end()) index[known->second] = static_cast<int>(i);
+  }
+  if (index[kJobId] < 0) return bad_input("sacct output: the format has no JobID column");
+
+  std::vector<JobRecord> records;
+  std::map<std::string, std::size_t, std::less<>> by_id;  // allocation JobID → records index
+  std::size_t lines = 0;
+  std::string bad_line;
+  for (std::string_view line : split(text, '\n')) {
+    if (trim(line).empty()) continue;
+    ++lines;
+    auto values = split_line(line, fields.size(), index[kJobName]);
+    if (!values) {
+      if (bad_line.empty()) bad_line = first_line(line);
+      continue;
+    }
+    Fields f(index, std::move(*values));
+    std::string_view id = f[kJobId];
+    if (id.empty()) continue;
+    if (std::size_t dot = id.find('.'); dot != std::string_view::npos) {
+      // A step of an allocation listed before it.
+      auto owner = by_id.find(id.substr(0, dot));
+      if (owner == by_id.end()) continue;
+      JobRecord& job = records[owner->second];
+      if (auto rss = parse_sacct_size_mb(f[kMaxRss]))
+        job.max_rss_mb = job.max_rss_mb ? std::max(*job.max_rss_mb, *rss) : *rss;
+      continue;
+    }
+    by_id[std::string(id)] = records.size();
+    records.push_back(parse_allocation(f));
+  }
+  if (lines > 0 && records.empty() && !bad_line.empty())
+    return unavailable("sacct: unexpected output (" + std::to_string(fields.size()) +
+                       " columns expected): " + bad_line.substr(0, 200));
+  return records;
+}
+
+Result<JobRecord> select_job(const std::vector<JobRecord>& records, const analysis::JobId& id) {
+  const std::string text = id.text();
+  for (const auto& r : records)
+    if (r.job_id == text) return r;
+  if (!id.array_task && !id.het_component)
+    for (const auto& r : records)
+      if (r.raw_id == text) return r;
+  return not_found("job " + text + " not found in Slurm accounting (sacct)");
+}
+
+}  // namespace petricore::sources

@@ -1,0 +1,92 @@
+// sacct, Slurm's accounting command: how petricore runs it (no shell, a
+// timeout, stdout and stderr captured) and a pure parser from its
+// `--parsable2` text to JobRecords. The accounting source built on these is
+// make_sacct_accounting() (sources/accounting_factory.hpp).
+#pragma once
+
+#include "analysis/job_id.hpp"
+#include "analysis/job_record.hpp"
+#include "core/result.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace petricore::sources {
+
+// ---- Running a command -----------------------------------------------------
+
+struct ProcessOutput {
+  int exit_status = -1;  // WEXITSTATUS; -1 when killed by a signal
+  int signal = 0;        // the terminating signal, 0 when it exited
+  std::string out;
+  std::string err;
+  bool succeeded() const { return exit_status == 0; }
+};
+
+// Runs argv[0] (a path: no PATH search, no shell) with stdin from /dev/null,
+// the caller's environment plus `extra_env` ("NAME=value", replacing NAME),
+// and the signal mask and dispositions reset. After `timeout_seconds` the
+// child is killed (SIGKILL) and reaped. Unavailable when it cannot be
+// started, times out, or writes more than `max_output_bytes` in all; a
+// non-zero exit is not an error here (see ProcessOutput). Thread-safe.
+Result<ProcessOutput> run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                                  double timeout_seconds, std::size_t max_output_bytes = 64u << 20);
+
+// `name` when it holds a '/', else the first PATH entry (default
+// /usr/local/bin:/usr/bin:/bin) holding it; nullopt unless that is an
+// executable regular file.
+std::optional<std::string> find_executable(const std::string& name);
+
+// ---- sacct's command line --------------------------------------------------
+
+// The columns petricore asks for, in --format order. JobName comes last so a
+// '|' inside a job name (sacct does not escape it) can be put back together.
+const std::vector<std::string>& sacct_fields();
+
+// Environment for sacct: SLURM_TIME_FORMAT=%s makes Submit/Start/End epoch
+// seconds, so no time zone is involved in reading them.
+const std::vector<std::string>& sacct_environment();
+
+// `sacct --parsable2 --noheader --format=<sacct_fields> -j <id>`, steps
+// included (MaxRSS and TotalCPU live on the step lines).
+std::vector<std::string> sacct_job_args(const std::string& sacct, const analysis::JobId& id);
+
+// `sacct ... -X -u <user> -S <since> -E now`: allocations only. `since` is
+// epoch seconds, written as local time the way sacct reads -S.
+std::vector<std::string> sacct_user_args(const std::string& sacct, const std::string& user, std::int64_t since);
+
+// ---- Parsing sacct's output ------------------------------------------------
+
+// Parses `--parsable2` lines (no header) whose columns are `fields` (names as
+// given to --format, any case; unknown names are ignored) into one record per
+// allocation line, in output order. Step lines ("123.batch", "123_4.0",
+// "123+1.extern") fold into their allocation: MaxRSS becomes the maximum over
+// the steps. Understood: running jobs (End "Unknown"), arrays ("123_4", raw id
+// from JobIDRaw), heterogeneous components ("123+1"), "CANCELLED by 0" →
+// CANCELLED, AllocTRES billing/cpu/mem/node/gres/gpu, sizes with K/M/G/T
+// suffixes, durations "MM:SS.mmm", "HH:MM:SS" and "D-HH:MM:SS", times as epoch
+// seconds or as sacct's local "YYYY-MM-DDTHH:MM:SS". Lines with too few
+// columns are skipped; Unavailable when the text has lines but none parses.
+Result<std::vector<analysis::JobRecord>> parse_sacct(std::string_view text, const std::vector<std::string>& fields);
+
+// The record `id` asks for among parsed records: the allocation whose JobID
+// is `id` as written, else (for a plain number) the one whose raw id is it:
+// an array task or heterogeneous leader that kept the job's own number.
+// NotFound when there is none.
+Result<analysis::JobRecord> select_job(const std::vector<analysis::JobRecord>& records, const analysis::JobId& id);
+
+// Small parsers, exposed for the tests.
+// "00:14.742", "02:03:04", "1-02:03:04" → seconds; nullopt for anything else.
+std::optional<double> parse_sacct_duration(std::string_view text);
+// "102904K", "256M", "1.50G", "0" → MiB (K, M, G, T, P are powers of 1024,
+// as Slurm counts). A bare number is bytes.
+std::optional<double> parse_sacct_size_mb(std::string_view text);
+// Epoch seconds ("1795975755") or local "2026-11-29T18:09:15"; nullopt for
+// "Unknown", "None", "" and 0.
+std::optional<std::int64_t> parse_sacct_time(std::string_view text);
+
+}  // namespace petricore::sources

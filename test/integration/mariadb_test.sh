@@ -1,0 +1,316 @@
+#!/bin/bash
+# Functions are called through the EXIT trap:
+# shellcheck disable=SC2317
+# `petricore init-db` and the DB accounting source against a REAL MariaDB
+# (Debian's mariadb-server 10.11), started on 127.0.0.1:<free port> and a
+# socket over a temp datadir, holding a slurm_acct_db shaped like slurmdbd's
+# (lib/slurm_acct_db.sql: cluster `itest`, jobs of root, pcalice and pcbob:
+# running, OUT_OF_MEMORY, an array task, a het job, GPUs, pending, deleted).
+#
+# Checks: init-db creates the user, the view and the grant, and a second run
+# changes nothing; SHOW GRANTS holds exactly USAGE + SELECT on the view; the
+# new user reads the view and is denied the tables; `report --json
+# --accounting db` maps jobs from the view (an empty Prometheus for the
+# started ones); the hidden [mariadb] unit tests (the source's records, user
+# lists, threads, reconnection); --dry-run shows <redacted>; a password with
+# quotes stays data; --drop removes both (keeping a view another web host's
+# account still reads); bad input exits 2 and a refused DB 1, in one line.
+#
+# Usage: mariadb_test.sh PETRICORE_BINARY
+# Prints "ok - ..." / "not ok - ..." per check and "N passed, M failed";
+# exits 0 when all passed, 1 otherwise, 77 with "SKIPPED: <why>" when MariaDB
+# (or python3, jq) is missing. KEEP=1 keeps the temp dir. PETRICORE_UNIT_TESTS
+# names the unit test binary (default: beside the petricore build).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/lib/mariadb.sh
+source "$here/lib/mariadb.sh"
+# shellcheck source=SCRIPTDIR/lib/prometheus.sh
+source "$here/lib/prometheus.sh"
+
+PETRICORE=${1:-}
+if [ -z "$PETRICORE" ]; then
+  echo "usage: $0 PETRICORE_BINARY" >&2
+  exit 2
+fi
+[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
+PETRICORE=$(cd "$(dirname "$PETRICORE")" && pwd)/$(basename "$PETRICORE")
+UNIT_TESTS=${PETRICORE_UNIT_TESTS:-$(dirname "$PETRICORE")/../test/unit/unit_tests}
+
+skip() {
+  echo "SKIPPED: $*"
+  exit 77
+}
+why=$(mariadb_unavailable)
+[ -z "$why" ] || skip "$why"
+for tool in python3 jq; do command -v $tool >/dev/null 2>&1 || skip "$tool is not installed"; done
+"$PETRICORE" init-db --help >/dev/null 2>&1 || skip "$PETRICORE has no init-db subcommand yet"
+
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+export no_proxy='*' NO_PROXY='*'
+
+passed=0
+failed=0
+ok() { echo "ok - $*"; passed=$((passed + 1)); }
+not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
+summary() { echo "$passed passed, $failed failed"; }
+bail() {
+  not_ok "$*"
+  summary
+  exit 1
+}
+check() {  # check NAME COMMAND...: ok when the command succeeds
+  local name=$1
+  shift
+  if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+T=$(mktemp -d /tmp/petricore-mariadb.XXXXXX)
+cleanup() {
+  mariadb_stop
+  prom_stop 2>/dev/null
+  if [ "${KEEP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+
+mariadb_start "$T/mariadb" || bail "MariaDB did not start"
+ok "MariaDB started on 127.0.0.1:$MDB_PORT (pid $MDB_PID)"
+mariadb_root <"$here/lib/slurm_acct_db.sql" || bail "could not load lib/slurm_acct_db.sql"
+
+# A password with quotes, a backslash and a backquote: it must stay data.
+password="it's a \"test\" \\\` $RANDOM$RANDOM"
+printf '%s\n' "$password" >"$T/password"
+chmod 600 "$T/password"
+printf 'not-the-password\n' >"$T/wrong-password"
+
+init_db() {  # init_db ARGS...: stdout to $T/out, stderr to $T/err, returns the status
+  "$PETRICORE" init-db --cluster itest --password-file "$T/password" --db-socket "$MDB_SOCKET" "$@" \
+    >"$T/out" 2>"$T/err"
+}
+# The state init-db leaves: accounts, their grants, the view's definition.
+snapshot() {
+  mariadb_root -N -e "SELECT User, Host, authentication_string FROM mysql.user WHERE User = 'petricore' ORDER BY Host;
+    SELECT SECURITY_TYPE, VIEW_DEFINITION FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'slurm_acct_db';
+    SELECT GRANTEE, PRIVILEGE_TYPE, TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLE_PRIVILEGES
+      WHERE GRANTEE LIKE '%petricore%' ORDER BY GRANTEE, TABLE_SCHEMA, TABLE_NAME, PRIVILEGE_TYPE;"
+}
+# one_line_error NAME EXPECTED-STATUS EXPECTED-SUBSTRING: judges the last init_db/petricore run.
+one_line_error() {
+  local name=$1 want_rc=$2 want=$3 rc=$4 lines
+  lines=$(wc -l <"$T/err")
+  if [ "$rc" -eq "$want_rc" ] && [ "$lines" -eq 1 ] && grep -qF -- "$want" "$T/err"; then
+    ok "$name: exit $rc, one line: $(cat "$T/err")"
+  else
+    not_ok "$name: exit $rc (want $want_rc), $lines stderr lines: $(head -c 300 "$T/err")"
+  fi
+}
+
+# ---- init-db, twice ----
+init_db --web-host 127.0.0.1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^created user 'petricore'@'127.0.0.1'" "$T/out" &&
+  grep -q '^created view slurm_acct_db.user_job_view' "$T/out" && grep -q '^granted SELECT' "$T/out" &&
+  grep -q "^verified as 'petricore'@'127.0.0.1'.*denied" "$T/out"; then
+  ok "first init-db creates the user, the view and the grant, and verifies by logging in"
+else
+  not_ok "first init-db: exit $rc: $(cat "$T/out" "$T/err")"
+fi
+snapshot >"$T/state1"
+init_db --web-host 127.0.0.1
+rc=$?
+snapshot >"$T/state2"
+if [ $rc -eq 0 ] && grep -q '^nothing to change' "$T/out" && ! grep -qE '^(created|granted|replaced|set)' "$T/out" &&
+  cmp -s "$T/state1" "$T/state2"; then
+  ok "second init-db changes nothing and says so: $(head -n 1 "$T/out")"
+else
+  not_ok "second init-db: exit $rc: $(cat "$T/out" "$T/err"); state diff: $(diff "$T/state1" "$T/state2" | head -5)"
+fi
+
+grants=$(mariadb_root -N -e "SHOW GRANTS FOR 'petricore'@'127.0.0.1'")
+if [ "$(echo "$grants" | wc -l)" -eq 2 ] &&
+  echo "$grants" | grep -qx "GRANT USAGE ON \*\.\* TO \`petricore\`@\`127.0.0.1\` IDENTIFIED BY PASSWORD '\*[0-9A-F]\{40\}'" &&
+  echo "$grants" | grep -qx 'GRANT SELECT ON `slurm_acct_db`.`user_job_view` TO `petricore`@`127.0.0.1`'; then
+  ok "SHOW GRANTS: exactly USAGE and SELECT on slurm_acct_db.user_job_view"
+else
+  not_ok "SHOW GRANTS: $grants"
+fi
+if grep -qF "$password" "$T/mariadb/error.log" "$T/out" "$T/err" 2>/dev/null; then
+  not_ok "the password shows in the server log or init-db's output"
+else
+  ok "the password shows neither in the server log nor in init-db's output"
+fi
+
+# ---- the new user: the view yes, the tables no ----
+as_petricore() { MYSQL_PWD=$password mariadb --no-defaults -h127.0.0.1 -P"$MDB_PORT" -upetricore -N "$@"; }
+rows=$(as_petricore -e 'SELECT COUNT(*) FROM slurm_acct_db.user_job_view' 2>&1)
+check "petricore reads the view over TCP (10 jobs; the deleted one is hidden): $rows" [ "$rows" = 10 ]
+for table in itest_job_table itest_assoc_table tres_table itest_step_table; do
+  out=$(as_petricore -e "SELECT 1 FROM slurm_acct_db.$table LIMIT 1" 2>&1)
+  case "$out" in
+    *"ERROR 1142"*) ok "petricore is denied slurm_acct_db.$table (ERROR 1142)" ;;
+    *"ERROR 1146"*) ok "petricore cannot see slurm_acct_db.$table (no such table here)" ;;
+    *) not_ok "petricore and slurm_acct_db.$table: $out" ;;
+  esac
+done
+out=$(as_petricore -e 'SHOW DATABASES' 2>&1)
+check "petricore sees only information_schema and slurm_acct_db: $(echo "$out" | tr '\n' ' ')" \
+  [ "$(echo "$out" | sort | tr '\n' ' ')" = "information_schema slurm_acct_db " ]
+out=$(MYSQL_PWD=not-it mariadb --no-defaults -h127.0.0.1 -P"$MDB_PORT" -upetricore -e 'SELECT 1' 2>&1)
+check "a wrong password is refused" grep -q "ERROR 1045" <<<"$out"
+
+# ---- the DB accounting source, through report ----
+db_flags=(--accounting db --db-host 127.0.0.1 --db-port "$MDB_PORT" --db-password-file "$T/password")
+report() {  # report ID [PROMETHEUS]: JSON to $T/json, stderr to $T/err, returns the status
+  "$PETRICORE" report "$1" --json "${db_flags[@]}" --prometheus "${2:-http://127.0.0.1:9}" >"$T/json" 2>"$T/err"
+}
+jq_is() {  # jq_is NAME FILTER EXPECTED
+  local got
+  got=$(jq -c "$2" "$T/json" 2>&1)
+  if [ "$got" = "$3" ]; then ok "$1: $2 = $3"; else not_ok "$1: $2 = $got, want $3"; fi
+}
+report 304
+rc=$?
+if [ $rc -eq 0 ]; then
+  jq_is "pending job 304 from the view (no Prometheus needed)" '[.jobid, .username, .sponsor, .state, .start]' \
+    '[304,"pcbob","research","PENDING",null]'
+else
+  not_ok "report 304 --accounting db: exit $rc: $(cat "$T/err")"
+fi
+report 999
+one_line_error "unknown job 999 from the view" 2 "job 999 not found in the accounting DB" $?
+"$PETRICORE" report 201 --json --accounting db --db-host 127.0.0.1 --db-port "$MDB_PORT" \
+  --db-password-file "$T/wrong-password" --prometheus http://127.0.0.1:9 >"$T/json" 2>"$T/err"
+one_line_error "wrong DB password" 1 "Access denied for user 'petricore'" $?
+"$PETRICORE" report 201 --json --accounting db --db-host 127.0.0.1 --db-port "$MDB_PORT" \
+  --db-password-file "$T/none" --prometheus http://127.0.0.1:9 >"$T/json" 2>"$T/err"
+one_line_error "missing DB password file" 2 "$T/none" $?
+
+why=$(prom_unavailable)
+if [ -n "$why" ]; then
+  echo "# started jobs through report not checked: $why (the [mariadb] unit tests below cover them)"
+elif ! prom_start "$T/prometheus" "$T/prometheus/tsdb" >/dev/null 2>&1; then
+  not_ok "an empty Prometheus did not start: $(tail -n 3 "$T/prometheus/prometheus.log" 2>/dev/null)"
+else
+  if report 201 "$PROM_URL"; then
+    jq_is "OOM job 201" '[.username, .sponsor, .state, .start != null, .end != null]' \
+      '["pcalice","research","OUT_OF_MEMORY",true,true]'
+    jq_is "OOM job 201 allocation" '.alloc_tres | [.billing, .alloc_cpu, .alloc_mem, .alloc_nodes, .alloc_gpu]' \
+      '[1,1,64,"vm",0]'
+  else
+    not_ok "report 201: exit $?: $(cat "$T/err")"
+  fi
+  if report 102 "$PROM_URL"; then
+    jq_is "running job 102" '[.username, .state, .end, .alloc_tres.alloc_nodes, .alloc_tres.alloc_cpu]' \
+      '["root","RUNNING",null,"node[01-02]",4]'
+  else
+    not_ok "report 102: exit $?: $(cat "$T/err")"
+  fi
+  if report 210_3 "$PROM_URL"; then
+    jq_is "array task 210_3 (raw id 213)" '[.username, .state, .alloc_tres.alloc_mem]' '["pcalice","COMPLETED",100]'
+  else
+    not_ok "report 210_3: exit $?: $(cat "$T/err")"
+  fi
+  if report 202 "$PROM_URL"; then
+    jq_is "GPU job 202 (gres/gpu is TRES 1001)" '.alloc_tres | [.alloc_gpu, .alloc_cpu, .billing]' '[2,8,10]'
+  else
+    not_ok "report 202: exit $?: $(cat "$T/err")"
+  fi
+  prom_stop
+fi
+
+if [ -x "$UNIT_TESTS" ]; then
+  if PETRICORE_TEST_DB_HOST=127.0.0.1 PETRICORE_TEST_DB_PORT=$MDB_PORT PETRICORE_TEST_DB_SOCKET=$MDB_SOCKET \
+    PETRICORE_TEST_DB_PASSWORD_FILE=$T/password PETRICORE_TEST_DB_WRONG_PASSWORD_FILE=$T/wrong-password \
+    "$UNIT_TESTS" '[mariadb]' --reporter compact >"$T/unit.log" 2>&1; then
+    ok "the [mariadb] unit tests of the DB source: $(grep -E '^(Passed|All tests)' "$T/unit.log" | tail -n 1)"
+  else
+    not_ok "the [mariadb] unit tests: $(tail -n 15 "$T/unit.log")"
+  fi
+else
+  not_ok "no unit test binary at $UNIT_TESTS (set PETRICORE_UNIT_TESTS)"
+fi
+
+# ---- dry run, errors ----
+snapshot >"$T/before"
+init_db --web-host 127.0.0.1 --dry-run
+rc=$?
+snapshot >"$T/after"
+if [ $rc -eq 0 ] && grep -q "^CREATE USER IF NOT EXISTS 'petricore'@'127.0.0.1' IDENTIFIED BY '<redacted>';$" "$T/out" &&
+  grep -q '^CREATE OR REPLACE ALGORITHM = MERGE SQL SECURITY DEFINER VIEW `slurm_acct_db`.`user_job_view`' "$T/out" &&
+  grep -q '^GRANT SELECT ON `slurm_acct_db`.`user_job_view`' "$T/out" && ! grep -qF "$password" "$T/out" &&
+  cmp -s "$T/before" "$T/after"; then
+  ok "--dry-run prints the SQL with <redacted>, never the password, and changes nothing"
+else
+  not_ok "--dry-run: exit $rc: $(cat "$T/out" "$T/err")"
+fi
+init_db --web-host 127.0.0.1 --dry-run --drop
+check "--dry-run --drop prints the two DROPs" grep -q '^DROP USER IF EXISTS' "$T/out"
+
+"$PETRICORE" init-db --cluster itest --web-host 127.0.0.1 --password-file "$T/none" --db-socket "$MDB_SOCKET" \
+  >"$T/out" 2>"$T/err"
+rc=$?
+one_line_error "missing password file" 2 "--password-file $T/none: No such file or directory" $rc
+check "missing password file: nothing on stdout" [ ! -s "$T/out" ]
+: >"$T/empty"
+"$PETRICORE" init-db --cluster itest --web-host 127.0.0.1 --password-file "$T/empty" --db-socket "$MDB_SOCKET" \
+  >"$T/out" 2>"$T/err"
+one_line_error "empty password file" 2 "empty" $?
+init_db --web-host 127.0.0.1 --admin-password-file "$T/none"
+one_line_error "missing admin password file" 2 "--admin-password-file" $?
+"$PETRICORE" init-db --cluster nosuch --web-host 127.0.0.1 --password-file "$T/password" --db-socket "$MDB_SOCKET" \
+  >"$T/out" 2>"$T/err"
+one_line_error "unknown cluster" 2 "no table slurm_acct_db.nosuch_job_table" $?
+"$PETRICORE" init-db --cluster "itest\`; DROP DATABASE slurm_acct_db; --" --web-host 127.0.0.1 \
+  --password-file "$T/password" --db-socket "$MDB_SOCKET" >"$T/out" 2>"$T/err"
+one_line_error "an injected cluster name" 2 "invalid --cluster" $?
+init_db --web-host "x'@'%"
+one_line_error "an injected web host" 2 "invalid --web-host" $?
+"$PETRICORE" init-db --cluster itest --web-host 127.0.0.1 --password-file "$T/password" --db-socket "$T/no.sock" \
+  >"$T/out" 2>"$T/err"
+one_line_error "DB not there" 1 "Can't connect" $?
+init_db --web-host 127.0.0.1 --admin-user petricore_nobody
+one_line_error "admin login refused" 1 "Access denied" $?
+mariadb_root -e "GRANT SELECT ON slurm_acct_db.* TO 'petricore'@'127.0.0.1'"
+init_db --web-host 127.0.0.1
+one_line_error "a grant beyond the view is reported" 1 "holds more than SELECT on slurm_acct_db.user_job_view" $?
+mariadb_root -e "REVOKE SELECT ON slurm_acct_db.* FROM 'petricore'@'127.0.0.1'"
+
+# This host's name: the server runs with --skip-name-resolve, so an account
+# for a host name can never be the one a login matches.
+init_db --web-host "$(hostname -s)"
+one_line_error "web host by name on a server that skips name resolution" 1 "use an IP address" $?
+init_db --web-host "$(hostname -s)" --drop
+
+# ---- a second web host, then --drop ----
+init_db --web-host localhost
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^created user 'petricore'@'localhost'" "$T/out" && ! grep -q 'created view' "$T/out" &&
+  grep -q "^verified as 'petricore'@'localhost' over mariadb at $MDB_SOCKET" "$T/out"; then
+  ok "a second web host (localhost) gets its account and is verified over the socket"
+else
+  not_ok "init-db --web-host localhost: exit $rc: $(cat "$T/out" "$T/err")"
+fi
+init_db --web-host localhost --drop
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^dropped user 'petricore'@'localhost'" "$T/out" &&
+  grep -q "^kept view slurm_acct_db.user_job_view: 'petricore'@'127.0.0.1' still reads it" "$T/out"; then
+  ok "--drop of one web host keeps the view the other still reads"
+else
+  not_ok "--drop localhost: exit $rc: $(cat "$T/out" "$T/err")"
+fi
+init_db --web-host 127.0.0.1 --drop
+rc=$?
+left=$(mariadb_root -N -e "SELECT COUNT(*) FROM mysql.user WHERE User = 'petricore';
+  SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'slurm_acct_db'" | tr '\n' ' ')
+if [ $rc -eq 0 ] && grep -q '^dropped view' "$T/out" && grep -q '^dropped user' "$T/out" && [ "$left" = "0 0 " ]; then
+  ok "--drop removes the user and the view"
+else
+  not_ok "--drop: exit $rc, users and views left: $left; $(cat "$T/out" "$T/err")"
+fi
+init_db --web-host 127.0.0.1 --drop
+check "a second --drop has nothing to drop" grep -q '^nothing to drop' "$T/out"
+rows=$(mariadb_root -N -e 'SELECT COUNT(*) FROM slurm_acct_db.itest_job_table')
+check "slurmdbd's table is untouched (11 rows)" [ "$rows" = 11 ]
+
+summary
+[ $failed -eq 0 ]

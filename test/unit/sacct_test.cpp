@@ -1,0 +1,537 @@
+// sacct: the parser on real Slurm 22.05 output and hand-made cases
+// (test/fixtures/sacct/README.md), running a command without a shell, and the
+// sacct accounting source against stand-in sacct scripts.
+#include "sources/sacct.hpp"
+#include "sources/accounting_factory.hpp"
+#include "sources/prometheus_client.hpp"
+#include "test_fixtures.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using petricore::Error;
+using petricore::analysis::JobRecord;
+using petricore::analysis::parse_job_id;
+using namespace petricore::sources;
+
+namespace {
+
+std::string read_fixture(const std::string& name) {
+  std::ifstream in(petricore::test::fixtures_dir() / "sacct" / name);
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A recorded output with its header line: the header gives the columns.
+std::vector<JobRecord> parse_with_header(const std::string& text) {
+  std::string header = text.substr(0, text.find('\n'));
+  std::vector<std::string> fields;
+  std::stringstream split(header);
+  for (std::string f; std::getline(split, f, '|');) fields.push_back(f);
+  auto records = parse_sacct(text.substr(header.size() + 1), fields);
+  REQUIRE(records.ok());
+  return *records;
+}
+
+std::vector<JobRecord> parse_fixture(const std::string& name) {
+  auto records = parse_sacct(read_fixture(name), sacct_fields());
+  REQUIRE(records.ok());
+  return *records;
+}
+
+JobRecord pick(const std::vector<JobRecord>& records, const std::string& id) {
+  auto job = select_job(records, *parse_job_id(id));
+  REQUIRE(job.ok());
+  return *job;
+}
+
+// sacct's default times are local; the recorded cluster ran in UTC.
+class UtcTimeZone {
+ public:
+  UtcTimeZone() {
+    if (const char* tz = std::getenv("TZ")) saved_ = tz;
+    ::setenv("TZ", "UTC", 1);
+    ::tzset();
+  }
+  ~UtcTimeZone() {
+    if (saved_)
+      ::setenv("TZ", saved_->c_str(), 1);
+    else
+      ::unsetenv("TZ");
+    ::tzset();
+  }
+
+ private:
+  std::optional<std::string> saved_;
+};
+
+// A stand-in sacct: a shell script in a temp directory.
+class FakeSacct {
+ public:
+  explicit FakeSacct(const std::string& body) {
+    dir_ = fs::temp_directory_path() / ("petricore-sacct-" + std::to_string(::getpid()) + "-" + std::to_string(++n_));
+    fs::create_directories(dir_);
+    path_ = (dir_ / "sacct").string();
+    std::ofstream(path_) << "#!/bin/sh\n" << body << "\n";
+    ::chmod(path_.c_str(), 0755);
+  }
+  ~FakeSacct() { fs::remove_all(dir_); }
+  const std::string& path() const { return path_; }
+  fs::path dir() const { return dir_; }
+
+ private:
+  static inline int n_ = 0;
+  fs::path dir_;
+  std::string path_;
+};
+
+}  // namespace
+
+TEST_CASE("real sacct output of a finished job: allocation line with its steps folded in", "[sacct]") {
+  UtcTimeZone utc;
+  auto records = parse_with_header(read_fixture("real-demo-job1.txt"));
+  REQUIRE(records.size() == 1);  // 1.batch, 1.extern, 1.0 are steps
+  const JobRecord& job = records[0];
+  CHECK(job.job_id == "1");
+  CHECK(job.raw_id == "1");
+  CHECK(job.name == "busy");
+  CHECK(job.user == "alice");
+  CHECK(job.uid == 1001u);
+  CHECK(job.account == "research");
+  CHECK(job.partition == "debug");
+  CHECK(job.state == "COMPLETED");
+  // The same instants slurmdbd stored (realstack_job_table row of job 1).
+  CHECK(job.submit == 1795975755);
+  CHECK(job.start == 1795975755);
+  CHECK(job.end == 1795975776);
+  CHECK(job.finished());
+  CHECK(job.alloc_cpus == 2);
+  CHECK(job.alloc_mem_mb == Approx(256));
+  CHECK(job.alloc_nodes == 1);  // no NNodes column here: from AllocTRES node=1
+  CHECK(job.billing == 2);
+  CHECK(job.alloc_gpus == 0);
+  CHECK(job.node_list == "vm");
+  CHECK(job.total_cpu_seconds == Approx(14.742));
+  REQUIRE(job.max_rss_mb);
+  CHECK(*job.max_rss_mb == Approx(102904.0 / 1024));  // the batch step's 102904K, not the 108K of the others
+  CHECK_FALSE(job.time_limit_seconds);                // not asked for in that --format
+}
+
+TEST_CASE("real end states: OUT_OF_MEMORY, FAILED, 'CANCELLED by 0' and COMPLETED", "[sacct]") {
+  auto records = parse_with_header(read_fixture("real-end-states.txt"));
+  REQUIRE(records.size() == 4);
+  CHECK(pick(records, "4").state == "OUT_OF_MEMORY");
+  CHECK(pick(records, "5").state == "FAILED");
+  CHECK(pick(records, "6").state == "CANCELLED");
+  CHECK(pick(records, "7").state == "COMPLETED");
+  CHECK(pick(records, "7").user == "root");
+  CHECK(pick(records, "6").max_rss_mb == Approx(216.0 / 1024));
+  CHECK(pick(records, "4").max_rss_mb == Approx(80.0 / 1024));  // the batch's "0", the extern's 80K
+  // No AllocTRES in that format: ReqMem stands in.
+  CHECK(pick(records, "5").alloc_mem_mb == Approx(32));
+}
+
+TEST_CASE("real output in petricore's own format: steps, a '|' in the job name, epoch times", "[sacct]") {
+  auto records = parse_fixture("real-steps-and-pipe-in-name.txt");
+  REQUIRE(records.size() == 1);
+  const JobRecord& job = records[0];
+  CHECK(job.name == "plain|name");
+  CHECK(job.state == "COMPLETED");
+  CHECK(job.submit == 1795989439);
+  CHECK(job.start == 1795989440);
+  CHECK(job.end == 1795989445);
+  CHECK(job.time_limit_seconds == 600);
+  CHECK(job.alloc_mem_mb == Approx(64));
+  CHECK(job.max_rss_mb == Approx(58184.0 / 1024));  // the batch step's python3
+  CHECK(job.total_cpu_seconds == Approx(0.24));
+}
+
+TEST_CASE("real array: `-j 2` lists the tasks; 2 is the task that kept the array's number", "[sacct]") {
+  auto records = parse_fixture("real-array.txt");
+  REQUIRE(records.size() == 3);
+  CHECK(pick(records, "2").job_id == "2_3");
+  CHECK(pick(records, "2_1").raw_id == "6");
+  CHECK(pick(records, "2_2").raw_id == "7");
+  CHECK_FALSE(pick(records, "2_1").time_limit_seconds);  // UNLIMITED
+  CHECK(pick(records, "2_3").max_rss_mb == Approx(216.0 / 1024));
+}
+
+TEST_CASE("real het job cancelled before it started: Start None, nothing allocated by TRES", "[sacct]") {
+  auto records = parse_fixture("real-het-cancelled.txt");
+  REQUIRE(records.size() == 2);
+  JobRecord second = pick(records, "3+1");
+  CHECK(second.raw_id == "4");
+  CHECK(second.state == "CANCELLED");  // "CANCELLED by 0"
+  CHECK_FALSE(second.start);
+  CHECK(second.end == 1795989473);
+  CHECK_FALSE(second.time_limit_seconds);  // Partition_Limit
+  CHECK(second.node_list.empty());         // None assigned
+  CHECK_FALSE(second.billing);
+  CHECK(pick(records, "3").job_id == "3+0");
+}
+
+TEST_CASE("real running job: End Unknown, steps without MaxRSS yet", "[sacct]") {
+  auto records = parse_fixture("real-running.txt");
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].state == "RUNNING");
+  CHECK(records[0].running());
+  CHECK(records[0].time_limit_seconds == 525600 * 60);
+  CHECK_FALSE(records[0].max_rss_mb);
+}
+
+TEST_CASE("array tasks: selected by 123_4, or by the raw id a task kept", "[sacct]") {
+  auto records = parse_fixture("array.txt");
+  REQUIRE(records.size() == 3);
+  JobRecord task2 = pick(records, "210_2");
+  CHECK(task2.raw_id == "212");
+  CHECK(task2.state == "FAILED");
+  CHECK(task2.max_rss_mb == Approx(60));
+  CHECK(task2.total_cpu_seconds == Approx(29.1));
+  CHECK(pick(records, "210_1").max_rss_mb == Approx(50));  // 51200K, not the extern's 108K
+  // "210" names the array; its own number went to the task started last.
+  CHECK(pick(records, "210").job_id == "210_3");
+  CHECK(pick(records, "211").job_id == "210_1");
+  CHECK(pick(records, "210_3").total_cpu_seconds == Approx(60));
+  auto missing = select_job(records, *parse_job_id("210_9"));
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().kind == Error::Kind::NotFound);
+}
+
+TEST_CASE("heterogeneous job components 123+0 and 123+1", "[sacct]") {
+  auto records = parse_fixture("het.txt");
+  REQUIRE(records.size() == 2);
+  JobRecord second = pick(records, "230+1");
+  CHECK(second.raw_id == "231");
+  CHECK(second.alloc_cpus == 2);
+  CHECK(second.alloc_mem_mb == Approx(200));
+  CHECK(second.max_rss_mb == Approx(150));
+  CHECK(pick(records, "230").job_id == "230+0");  // the leader kept the job's number
+  CHECK(pick(records, "230+0").max_rss_mb == Approx(20));
+}
+
+TEST_CASE("running job: End Unknown, no time limit, MaxRSS from the running step", "[sacct]") {
+  auto records = parse_fixture("running.txt");
+  REQUIRE(records.size() == 1);
+  const JobRecord& job = records[0];
+  CHECK(job.state == "RUNNING");
+  CHECK(job.start == 1795976010);
+  CHECK_FALSE(job.end);
+  CHECK(job.running());
+  CHECK(job.elapsed_seconds(1795976070) == 60);
+  CHECK_FALSE(job.time_limit_seconds);  // UNLIMITED
+  CHECK(job.alloc_nodes == 2);
+  CHECK(job.node_list == "node[01-02]");
+  CHECK(job.alloc_mem_mb == Approx(4096));
+  CHECK(job.max_rss_mb == Approx(1536));
+  CHECK(job.name == "still running");
+}
+
+TEST_CASE("multi-day GPU job: 1-02:03:04, gres/gpu, G sizes, a '|' in the job name", "[sacct]") {
+  auto records = parse_fixture("gpu-multiday.txt");
+  REQUIRE(records.size() == 1);
+  const JobRecord& job = records[0];
+  CHECK(job.name == "train|a|b");
+  CHECK(job.user == "pcbob");
+  CHECK(job.state == "TIMEOUT");
+  CHECK(job.total_cpu_seconds == Approx(86400 + 2 * 3600 + 3 * 60 + 4));
+  CHECK(job.time_limit_seconds == 2880 * 60);
+  CHECK(*job.elapsed_seconds(0) == 2880 * 60);
+  CHECK(job.alloc_gpus == 2);  // gres/gpu, not gres/gpu + gres/gpu:fake
+  CHECK(job.alloc_cpus == 8);
+  CHECK(job.billing == 10);
+  CHECK(job.alloc_mem_mb == Approx(16384));
+  CHECK(job.max_rss_mb == Approx(15360));
+}
+
+TEST_CASE("a user's allocations: pending job, CANCELLED by <uid>, old per-node ReqMem", "[sacct]") {
+  auto records = parse_fixture("user-allocations.txt");
+  REQUIRE(records.size() == 4);
+  CHECK(pick(records, "301").state == "CANCELLED");
+  JobRecord pending = pick(records, "303");
+  CHECK(pending.state == "PENDING");
+  CHECK_FALSE(pending.start);
+  CHECK_FALSE(pending.running());
+  CHECK_FALSE(pending.time_limit_seconds);  // Partition_Limit
+  CHECK(pending.node_list.empty());         // "None assigned"
+  CHECK(pending.alloc_cpus == 0);
+  CHECK(pending.alloc_mem_mb == Approx(8000));  // 4000Mn on 2 nodes
+  CHECK(pick(records, "5001").name == "train|a|b");
+}
+
+TEST_CASE("empty sacct output is an empty list, and an unknown job is NotFound", "[sacct]") {
+  auto records = parse_sacct("", sacct_fields());
+  REQUIRE(records.ok());
+  CHECK(records->empty());
+  auto job = select_job(*records, *parse_job_id("99"));
+  REQUIRE_FALSE(job.ok());
+  CHECK(job.error().kind == Error::Kind::NotFound);
+  CHECK(job.error().message.find("99") != std::string::npos);
+}
+
+TEST_CASE("output that does not have the expected columns is Unavailable", "[sacct]") {
+  auto records = parse_sacct("sacct: unrecognized option\nonly|three|fields\n", sacct_fields());
+  REQUIRE_FALSE(records.ok());
+  CHECK(records.error().kind == Error::Kind::Unavailable);
+  CHECK(records.error().message.find("unexpected output") != std::string::npos);
+  // One short line among good ones (a job name with a newline) is skipped.
+  std::string mixed = read_fixture("het.txt") + "broken|line\n";
+  auto some = parse_sacct(mixed, sacct_fields());
+  REQUIRE(some.ok());
+  CHECK(some->size() == 2);
+}
+
+TEST_CASE("sacct durations", "[sacct]") {
+  CHECK(parse_sacct_duration("00:14.742") == Approx(14.742));
+  CHECK(parse_sacct_duration("00:00:00") == Approx(0));
+  CHECK(parse_sacct_duration("02:03:04") == Approx(7384));
+  CHECK(parse_sacct_duration("1-02:03:04") == Approx(93784));
+  CHECK(parse_sacct_duration("12-00:00:00") == Approx(12 * 86400));
+  CHECK(parse_sacct_duration("59:59.5") == Approx(3599.5));
+  for (const char* bad : {"", "12", "UNLIMITED", "1:2:3:4", "a:b", "1-", "x-01:00:00", "-1:00", "01:-2", "1.5:00"})
+    CHECK_FALSE(parse_sacct_duration(bad));
+}
+
+TEST_CASE("sacct sizes in MiB", "[sacct]") {
+  CHECK(parse_sacct_size_mb("102904K") == Approx(100.4921875));
+  CHECK(parse_sacct_size_mb("256M") == Approx(256));
+  CHECK(parse_sacct_size_mb("1.50G") == Approx(1536));
+  CHECK(parse_sacct_size_mb("2T") == Approx(2 * 1024 * 1024));
+  CHECK(parse_sacct_size_mb("0") == Approx(0));
+  CHECK(parse_sacct_size_mb("1048576") == Approx(1));  // bare number: bytes
+  for (const char* bad : {"", "M", "12Q", "-5M", "1,5G", "lots"}) CHECK_FALSE(parse_sacct_size_mb(bad));
+}
+
+TEST_CASE("sacct times: epoch seconds, local ISO time, Unknown", "[sacct]") {
+  UtcTimeZone utc;
+  CHECK(parse_sacct_time("1795975755") == 1795975755);
+  CHECK(parse_sacct_time("2026-11-29T18:09:15") == 1795975755);
+  for (const char* none : {"Unknown", "None", "", "0", "2026-11-29 18:09:15", "2026-11-29T18:09", "soon"})
+    CHECK_FALSE(parse_sacct_time(none));
+}
+
+TEST_CASE("sacct command lines: fixed format, no shell words, the user's window", "[sacct]") {
+  auto job = sacct_job_args("/usr/bin/sacct", *parse_job_id("123_4"));
+  CHECK(job == std::vector<std::string>{"/usr/bin/sacct", "--parsable2", "--noheader",
+                                        "--format=JobID,JobIDRaw,User,UID,Account,Partition,State,Submit,Start,End,"
+                                        "TimelimitRaw,AllocCPUS,AllocTRES,ReqMem,NNodes,NodeList,TotalCPU,MaxRSS,"
+                                        "JobName",
+                                        "--jobs=123_4"});
+  UtcTimeZone utc;
+  auto user = sacct_user_args("sacct", "alice", 1795975755);
+  REQUIRE(user.size() == 8);
+  CHECK(user[4] == "--allocations");
+  CHECK(user[5] == "--user=alice");
+  CHECK(user[6] == "--starttime=2026-11-29T18:09:15");
+  CHECK(user[7] == "--endtime=now");
+  CHECK(sacct_environment() == std::vector<std::string>{"SLURM_TIME_FORMAT=%s"});
+}
+
+TEST_CASE("run_process captures stdout and stderr apart, and the exit status", "[sacct]") {
+  auto r = run_process({"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, {}, 10);
+  REQUIRE(r.ok());
+  CHECK(r->out == "out\n");
+  CHECK(r->err == "err\n");
+  CHECK(r->exit_status == 3);
+  CHECK_FALSE(r->succeeded());
+  // Arguments reach the program as they are: no shell splits or expands them.
+  auto words = run_process({"/bin/echo", "a b", "$HOME", "*;"}, {}, 10);
+  REQUIRE(words.ok());
+  CHECK(words->out == "a b $HOME *;\n");
+  auto env = run_process({"/bin/sh", "-c", "echo \"$PETRICORE_X\""}, {"PETRICORE_X=%s"}, 10);
+  REQUIRE(env.ok());
+  CHECK(env->out == "%s\n");
+  auto killed = run_process({"/bin/sh", "-c", "kill -9 $$"}, {}, 10);
+  REQUIRE(killed.ok());
+  CHECK(killed->signal == 9);
+  CHECK_FALSE(killed->succeeded());
+}
+
+TEST_CASE("run_process kills a command that outlives its timeout", "[sacct]") {
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_process({"/bin/sleep", "30"}, {}, 0.3);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind == Error::Kind::Unavailable);
+  CHECK(r.error().message.find("timed out") != std::string::npos);
+  CHECK(took < 5);
+  auto missing = run_process({"/nonexistent/sacct"}, {}, 5);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message == "cannot run /nonexistent/sacct: No such file or directory");
+}
+
+TEST_CASE("find_executable: a path, or a search of PATH", "[sacct]") {
+  CHECK(find_executable("/bin/sh") == std::optional<std::string>("/bin/sh"));
+  auto sh = find_executable("sh");
+  REQUIRE(sh);
+  CHECK(sh->find("/sh") != std::string::npos);
+  CHECK_FALSE(find_executable("/nonexistent/sacct"));
+  CHECK_FALSE(find_executable("/tmp"));  // a directory
+  CHECK_FALSE(find_executable("petricore-no-such-command"));
+  CHECK_FALSE(find_executable(""));
+}
+
+TEST_CASE("sacct source: runs sacct with the fixed arguments and SLURM_TIME_FORMAT", "[sacct]") {
+  FakeSacct sacct(
+      "printf '%s\\n' \"$@\" >\"$(dirname \"$0\")/args\"\n"
+      "echo \"$SLURM_TIME_FORMAT\" >\"$(dirname \"$0\")/env\"\n"
+      "cat '" +
+      (petricore::test::fixtures_dir() / "sacct" / "het.txt").string() + "'");
+  auto source = make_sacct_accounting(sacct.path(), 10);
+  CHECK(source->name() == "sacct");
+  auto job = source->job(*parse_job_id("230+1"));
+  REQUIRE(job.ok());
+  CHECK(job->raw_id == "231");
+  std::ifstream args(sacct.dir() / "args"), env(sacct.dir() / "env");
+  std::vector<std::string> seen;
+  for (std::string line; std::getline(args, line);) seen.push_back(line);
+  REQUIRE(seen.size() == 4);
+  CHECK(seen[2].rfind("--format=JobID,JobIDRaw,", 0) == 0);
+  CHECK(seen[3] == "--jobs=230+1");
+  std::string format;
+  std::getline(env, format);
+  CHECK(format == "%s");
+}
+
+TEST_CASE("sacct source: an unknown job is NotFound, sacct's own error Unavailable", "[sacct]") {
+  FakeSacct empty("exit 0");
+  auto none = make_sacct_accounting(empty.path(), 10)->job(*parse_job_id("42"));
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().kind == Error::Kind::NotFound);
+
+  FakeSacct down(
+      "echo 'sacct: error: slurm_persist_conn_open_without_init: failed to open persistent connection' >&2\n"
+      "echo 'sacct: error: Problem talking to the database: Connection refused' >&2\nexit 1");
+  auto failed = make_sacct_accounting(down.path(), 10)->job(*parse_job_id("42"));
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.error().kind == Error::Kind::Unavailable);
+  CHECK(failed.error().message == down.path() +
+                                      " failed (exit status 1): sacct: error: Problem talking to the database: "
+                                      "Connection refused");
+  CHECK(failed.error().message.find('\n') == std::string::npos);
+
+  FakeSacct quiet_error("echo 'sacct: error: Problem talking to the database: Connection refused' >&2");
+  auto quiet = make_sacct_accounting(quiet_error.path(), 10)->jobs_of_user("alice", 10);
+  REQUIRE_FALSE(quiet.ok());
+  CHECK(quiet.error().kind == Error::Kind::Unavailable);
+
+  FakeSacct hung("exec sleep 30");
+  auto start = std::chrono::steady_clock::now();
+  auto slow = make_sacct_accounting(hung.path(), 0.3)->job(*parse_job_id("42"));
+  REQUIRE_FALSE(slow.ok());
+  CHECK(slow.error().message.find("timed out") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+}
+
+TEST_CASE("sacct source: a user's jobs newest first, at most the limit, no -X TotalCPU", "[sacct]") {
+  FakeSacct sacct("printf '%s\\n' \"$@\" >\"$(dirname \"$0\")/args\"\ncat '" +
+                  (petricore::test::fixtures_dir() / "sacct" / "user-allocations.txt").string() + "'");
+  auto source = make_sacct_accounting(sacct.path(), 10);
+  auto jobs = source->jobs_of_user("pcbob", 3);
+  REQUIRE(jobs.ok());
+  REQUIRE(jobs->size() == 3);
+  CHECK((*jobs)[0].job_id == "303");
+  CHECK((*jobs)[1].job_id == "302");
+  CHECK((*jobs)[2].job_id == "301");
+  CHECK_FALSE((*jobs)[0].total_cpu_seconds);
+  std::ifstream args(sacct.dir() / "args");
+  std::string all((std::istreambuf_iterator<char>(args)), std::istreambuf_iterator<char>());
+  CHECK(all.find("--allocations\n--user=pcbob\n--starttime=") != std::string::npos);
+
+  auto bad = source->jobs_of_user("alice;rm -rf /", 3);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().kind == Error::Kind::BadInput);
+}
+
+TEST_CASE("sacct source: jobs submitted in the same second, newest first by the number submitted under", "[sacct]") {
+  // Real: 1, array 2 (tasks got raw ids 6, 7 and 2), het 3 (raw 3, 4) and 5, all in one second.
+  FakeSacct sacct("cat '" + (petricore::test::fixtures_dir() / "sacct" / "real-user-allocations.txt").string() + "'");
+  auto jobs = make_sacct_accounting(sacct.path(), 10)->jobs_of_user("root", 100);
+  REQUIRE(jobs.ok());
+  std::vector<std::string> ids;
+  for (const auto& j : *jobs) ids.push_back(j.job_id);
+  CHECK(ids == std::vector<std::string>{"5", "3+1", "3+0", "2_3", "2_2", "2_1", "1"});
+}
+
+TEST_CASE("sacct source: a user sacct does not know is NotFound", "[sacct]") {
+  // Real sacct 22.05: `sacct -u nosuchuser` exits 1 with this line.
+  FakeSacct sacct("echo 'sacct: error: Invalid user id: nosuchuser' >&2\nexit 1");
+  auto jobs = make_sacct_accounting(sacct.path(), 10)->jobs_of_user("nosuchuser", 10);
+  REQUIRE_FALSE(jobs.ok());
+  CHECK(jobs.error().kind == Error::Kind::NotFound);
+  CHECK(jobs.error().message == "sacct: Invalid user id: nosuchuser");
+}
+
+namespace {
+
+// PATH for the duration of a test.
+class ScopedPath {
+ public:
+  explicit ScopedPath(const std::string& path) {
+    if (const char* p = std::getenv("PATH")) saved_ = p;
+    ::setenv("PATH", path.c_str(), 1);
+  }
+  ~ScopedPath() { ::setenv("PATH", saved_.c_str(), 1); }
+
+ private:
+  std::string saved_;
+};
+
+std::string source_name(const AccountingOptions& options) {
+  PrometheusClient prometheus(PrometheusConfig{"http://127.0.0.1:9", 1});
+  return make_accounting(options, prometheus)->name();
+}
+
+}  // namespace
+
+TEST_CASE("accounting factory: auto takes the DB, else sacct on PATH, else Prometheus", "[sacct]") {
+  FakeSacct sacct("exit 0");
+  AccountingOptions options;
+  {
+    ScopedPath path(sacct.dir().string() + ":/usr/bin:/bin");
+    CHECK(source_name(options) == "sacct");
+  }
+  {
+    ScopedPath path("/nonexistent");
+    CHECK(source_name(options) == "prometheus");
+    options.sacct = sacct.path();  // a configured path needs no PATH
+    CHECK(source_name(options) == "sacct");
+    std::ofstream(sacct.dir() / "db-password") << "secret\n";
+    options.db.host = "127.0.0.1";
+    options.db.password_file = (sacct.dir() / "db-password").string();
+    CHECK(source_name(options) == "db");  // connects lazily: nothing listens there
+  }
+}
+
+TEST_CASE("accounting factory: bad options are std::invalid_argument in one line", "[sacct]") {
+  ScopedPath path("/nonexistent");
+  AccountingOptions options;
+  options.source = "slurmdb";
+  CHECK_THROWS_WITH(source_name(options), "unknown accounting source 'slurmdb' (auto, sacct, db or prometheus)");
+  options.source = "sacct";
+  CHECK_THROWS_WITH(source_name(options), "accounting source sacct: sacct not found on PATH");
+  options.sacct = "/nonexistent/sacct";
+  CHECK_THROWS_WITH(source_name(options), "accounting source sacct: /nonexistent/sacct is not an executable file");
+  options.source = "auto";
+  CHECK_THROWS_AS(source_name(options), std::invalid_argument);  // a configured sacct that is not there
+  options.source = "db";
+  CHECK_THROWS_WITH(source_name(options), Catch::Contains("needs [accounting.db] host or socket"));
+  options.db.socket = "/run/mysqld/mysqld.sock";
+  options.db.password_file = "/nonexistent/password";
+  CHECK_THROWS_WITH(source_name(options),
+                    "[accounting.db] password_file /nonexistent/password: No such file or directory");
+  options.db.password_file = "/etc/hostname";
+  options.db.view = "user_job_view; DROP TABLE x";
+  CHECK_THROWS_WITH(source_name(options), Catch::Contains("is not a plain identifier"));
+}
