@@ -19,9 +19,9 @@ struct HttpHeader {
 bool iequals(std::string_view a, std::string_view b);
 
 struct HttpRequest {
-  std::string method = "GET";  // as sent: GET, HEAD, POST, ...
-  std::string target;          // the raw request target: "/api/v1/jobs/1/usage?x=y"
-  std::string path;            // the target's path, still percent-encoded
+  std::string method = "GET";                              // as sent: GET, HEAD, POST, ...
+  std::string target;                                      // the raw request target: "/api/v1/jobs/1/usage?x=y"
+  std::string path;                                        // the target's path, still percent-encoded
   std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
   std::vector<HttpHeader> headers;
   std::string remote_address;  // peer IP as text ("127.0.0.1", "::1"); v4-mapped v6 given as v4
@@ -36,8 +36,7 @@ struct HttpRequest {
 // Splits a raw target into path and decoded query parameters. False when the
 // query is malformed (a bad percent escape); the path is left encoded: the
 // router decodes it segment by segment.
-bool split_target(std::string_view target, std::string& path,
-                  std::vector<std::pair<std::string, std::string>>& query);
+bool split_target(std::string_view target, std::string& path, std::vector<std::pair<std::string, std::string>>& query);
 
 // A request for `target` (tests and the server build requests this way).
 HttpRequest make_request(std::string method, std::string_view target, std::string remote_address = "127.0.0.1");
@@ -55,6 +54,15 @@ struct HttpResponse {
 HttpResponse json_error(int status, std::string_view message);
 HttpResponse json_response(std::string body, int status = 200);
 HttpResponse text_response(std::string body, int status = 200);
+
+// A JSON string literal, quotes included; bytes that are not valid UTF-8
+// become U+FFFD, so text from any source yields valid JSON.
+std::string json_string(std::string_view text);
+// A JSON number rounded to `decimals`; "null" when not finite.
+std::string json_number(double value, int decimals = 2);
+
+// `text` with bytes that are not valid UTF-8 replaced by U+FFFD.
+std::string valid_utf8(std::string_view text);
 
 // The reason phrase of a status ("Not Found"); "Unknown" for others.
 const char* status_reason(int status);

@@ -2,7 +2,9 @@
 
 #include "core/log.hpp"
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 
 namespace petricore::serve {
@@ -48,9 +50,9 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
   return n;
 }
 
-// A JSON string literal; bytes that are not valid UTF-8 become U+FFFD, so an
-// error message that quotes bad input is still valid JSON.
-std::string json_quote(std::string_view s) {
+}  // namespace
+
+std::string json_string(std::string_view s) {
   static const char* hex = "0123456789abcdef";
   std::string out = "\"";
   for (std::size_t i = 0; i < s.size();) {
@@ -79,7 +81,35 @@ std::string json_quote(std::string_view s) {
   return out;
 }
 
-}  // namespace
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t n = utf8_sequence(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string json_number(double value, int decimals) {
+  if (!std::isfinite(value)) return "null";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals < 0 ? 0 : decimals, value);
+  std::string text = buffer;
+  // 12.50 -> 12.5, 3.00 -> 3; "-0" -> "0".
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  if (text == "-0") text = "0";
+  return text;
+}
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -131,8 +161,7 @@ std::optional<std::string> percent_decode(std::string_view in, bool plus_is_spac
   return out;
 }
 
-bool split_target(std::string_view target, std::string& path,
-                  std::vector<std::pair<std::string, std::string>>& query) {
+bool split_target(std::string_view target, std::string& path, std::vector<std::pair<std::string, std::string>>& query) {
   // Absolute form (RFC 9112 3.2.2): keep only the path and query.
   for (std::string_view scheme : {"http://", "https://"}) {
     if (target.size() >= scheme.size() && iequals(target.substr(0, scheme.size()), scheme)) {
@@ -177,7 +206,7 @@ HttpResponse json_error(int status, std::string_view message) {
   HttpResponse response;
   response.status = status;
   response.content_type = "application/json";
-  response.body = "{\"error\":" + json_quote(message) + "}\n";
+  response.body = "{\"error\":" + json_string(message) + "}\n";
   return response;
 }
 
@@ -198,20 +227,34 @@ HttpResponse text_response(std::string body, int status) {
 
 const char* status_reason(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 409: return "Conflict";
-    case 413: return "Content Too Large";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    default: return "Unknown";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 409:
+      return "Conflict";
+    case 413:
+      return "Content Too Large";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 502:
+      return "Bad Gateway";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Unknown";
   }
 }
 
@@ -285,8 +328,10 @@ const Router::Route* Router::match(const std::vector<std::string>& segments, Rou
       const std::string& p = route.pattern[i];
       if (is_param(p)) {
         // A parameter never matches an empty segment ("/mail/" is not a job).
-        if (segments[i].empty()) ok = false;
-        else captured[p.substr(1, p.size() - 2)] = segments[i];
+        if (segments[i].empty())
+          ok = false;
+        else
+          captured[p.substr(1, p.size() - 2)] = segments[i];
       } else {
         ok = p == segments[i];
       }

@@ -1,0 +1,467 @@
+#include "serve/api.hpp"
+
+#include "analysis/job_id.hpp"
+#include "core/log.hpp"
+#include "render/text_format.hpp"
+#include "sources/accounting.hpp"
+#include "sources/directory.hpp"
+
+#include <prometheus/counter.h>
+#include <prometheus/histogram.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <utility>
+#include <vector>
+
+namespace petricore::serve {
+
+// ---- ServerMetrics ----
+
+struct ServerMetrics::Impl {
+  explicit Impl(const ResultCache* c)
+      : cache(c),
+        requests(prometheus::BuildCounter()
+                     .Name("petricore_http_requests_total")
+                     .Help("HTTP requests answered, by route pattern and status")
+                     .Register(registry)),
+        durations(prometheus::BuildHistogram()
+                      .Name("petricore_http_request_duration_seconds")
+                      .Help("Seconds from a complete request to its response being ready, by route pattern")
+                      .Register(registry)) {}
+
+  const ResultCache* cache;
+  prometheus::Registry registry;
+  prometheus::Family<prometheus::Counter>& requests;
+  prometheus::Family<prometheus::Histogram>& durations;
+};
+
+ServerMetrics::ServerMetrics(const ResultCache* cache) : impl_(std::make_unique<Impl>(cache)) {}
+ServerMetrics::~ServerMetrics() = default;
+
+void ServerMetrics::observe(const std::string& route, int status, double seconds) {
+  // Family::Add is thread-safe and returns the existing child for known labels.
+  impl_->requests.Add({{"route", route}, {"status", std::to_string(status)}}).Increment();
+  static const prometheus::Histogram::BucketBoundaries buckets{0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                               0.5,   1,    2.5,   5,    10,  30};
+  impl_->durations.Add({{"route", route}}, buckets).Observe(seconds);
+}
+
+namespace {
+
+prometheus::MetricFamily single(const char* name, const char* help, prometheus::MetricType type, double value) {
+  prometheus::MetricFamily family;
+  family.name = name;
+  family.help = help;
+  family.type = type;
+  prometheus::ClientMetric metric;
+  if (type == prometheus::MetricType::Counter) {
+    metric.counter.value = value;
+  } else {
+    metric.gauge.value = value;
+  }
+  family.metric.push_back(metric);
+  return family;
+}
+
+}  // namespace
+
+std::string ServerMetrics::render() const {
+  std::vector<prometheus::MetricFamily> families = impl_->registry.Collect();
+  if (impl_->cache != nullptr) {
+    CacheStats stats = impl_->cache->stats();
+    using prometheus::MetricType;
+    families.push_back(single("petricore_cache_hits_total", "Job analyses answered from the result cache",
+                              MetricType::Counter, static_cast<double>(stats.hits)));
+    families.push_back(single("petricore_cache_misses_total", "Job analyses that had to query the sources",
+                              MetricType::Counter, static_cast<double>(stats.misses)));
+    families.push_back(single("petricore_cache_evictions_total", "Cached job analyses evicted to make room",
+                              MetricType::Counter, static_cast<double>(stats.evictions)));
+    families.push_back(single("petricore_cache_entries", "Job analyses in the result cache", MetricType::Gauge,
+                              static_cast<double>(stats.entries)));
+  }
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+// ---- helpers ----
+
+std::optional<unsigned> system_uid(const std::string& user) {
+  long size = sysconf(_SC_GETPW_R_SIZE_MAX);
+  std::vector<char> buffer(size > 0 ? static_cast<std::size_t>(size) : 16384);
+  struct passwd entry {};
+  struct passwd* found = nullptr;
+  while (true) {
+    int rc = getpwnam_r(user.c_str(), &entry, buffer.data(), buffer.size(), &found);
+    if (rc == ERANGE && buffer.size() < (1u << 20)) {
+      buffer.resize(buffer.size() * 2);
+      continue;
+    }
+    if (rc != 0 || found == nullptr) return std::nullopt;
+    return static_cast<unsigned>(found->pw_uid);
+  }
+}
+
+int error_status(Error::Kind kind) {
+  switch (kind) {
+    case Error::Kind::BadInput:
+      return 400;
+    case Error::Kind::NotFound:
+      return 404;
+    case Error::Kind::NotFinished:
+      return 409;
+    case Error::Kind::Forbidden:
+      return 403;
+    case Error::Kind::Unavailable:
+      return 502;
+  }
+  return 500;
+}
+
+namespace {
+
+HttpResponse error_response(const Error& error) {
+  if (error.kind == Error::Kind::Unavailable) log::warning(error.message);
+  return json_error(error_status(error.kind), error.message);
+}
+
+HttpResponse refusal_response(const AccessDecision& decision) {
+  if (decision.access == Access::Unavailable) log::warning(decision.message);
+  return json_error(access_status(decision.access), decision.message);
+}
+
+HttpResponse not_finished(const std::string& id, const std::string& state) {
+  return json_error(409, "job " + id + " has not finished" + (state.empty() ? "" : " (state " + state + ")") +
+                             "; its mail exists once it ends");
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  for (char c : valid_utf8(text)) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+bool plausible_host(std::string_view host) {
+  if (host.empty() || host.size() > 255) return false;
+  return std::all_of(host.begin(), host.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+           c == ':' || c == '[' || c == ']';
+  });
+}
+
+// The numeric id of a listed job: JobIDRaw, else the id's leading number
+// (the job JSON's `jobid` is the same number).
+std::string job_number(const analysis::JobRecord& job) {
+  const std::string& raw = job.raw_id;
+  if (!raw.empty() && raw.size() <= 10 && raw.find_first_not_of("0123456789") == std::string::npos) return raw;
+  if (auto id = analysis::parse_job_id(job.job_id)) return std::to_string(id->job);
+  return "null";
+}
+
+// Unknown (empty) text is null, not "".
+std::string optional_text(const std::string& text) {
+  return text.empty() ? "null" : json_string(text);
+}
+
+std::string optional_instant(const std::optional<std::int64_t>& epoch) {
+  return epoch ? json_string(render::text::iso8601_utc(*epoch)) : "null";
+}
+
+}  // namespace
+
+// ---- Api ----
+
+Api::Api(ApiOptions options, ApiBackends backends, Authorizer& authorizer, ResultCache& cache, ServerMetrics& metrics)
+    : options_(std::move(options)),
+      backends_(std::move(backends)),
+      authorizer_(authorizer),
+      cache_(cache),
+      metrics_(metrics) {
+  while (!options_.public_url.empty() && options_.public_url.back() == '/') options_.public_url.pop_back();
+  if (!backends_.uid_of) backends_.uid_of = system_uid;
+}
+
+void Api::add_routes(Router& router) {
+  const Router* r = &router;
+  router.get({"/", "This page.", "/", true},
+             [this, r](const HttpRequest& request, const RouteParams&) { return index(request, *r); });
+  router.get({"/api/v1/jobs/{jobid}/usage",
+              "A job's usage as JSON: allocation, CPU, memory, I/O, threads, GPUs, findings with advice.",
+              "/api/v1/jobs/12345/usage", false},
+             [this](const HttpRequest& request, const RouteParams& p) { return job_usage(request, p.at("jobid")); });
+  router.get({"/api/v1/users/{username}",
+              "A user as JSON: uid, mail, groups, their jobs (newest first) and the efficiency of the recent ones.",
+              "/api/v1/users/{user}", false},
+             [this](const HttpRequest& request, const RouteParams& p) { return user(request, p.at("username")); });
+  router.get(
+      {"/mail/{jobid}", "The job-end mail of a finished job, as text (409 while it runs).", "/mail/12345", false},
+      [this](const HttpRequest& request, const RouteParams& p) { return mail(request, p.at("jobid")); });
+  router.get({"/metrics", "This server's own metrics (Prometheus text format).", "/metrics", true},
+             [this](const HttpRequest& request, const RouteParams&) { return metrics(request); });
+  router.get({"/healthz", "Liveness: 200 \"ok\".", "/healthz", true},
+             [this](const HttpRequest& request, const RouteParams&) { return healthz(request); });
+}
+
+std::string Api::base_url(const HttpRequest& request) const {
+  if (!options_.public_url.empty()) return options_.public_url;
+  const std::string* host = request.header("Host");
+  if (host != nullptr && plausible_host(*host)) return "http://" + *host;
+  return "";
+}
+
+Result<CachedReportPtr> Api::analyse(const analysis::JobId& id) {
+  auto report = backends_.analyze(id);
+  if (!report) return report.error();
+  return ResultCache::make_entry(std::move(report.value()), backends_.render_json);
+}
+
+CachedReportPtr Api::load_job(const HttpRequest& request, const std::string& job_id, bool finished_only,
+                              std::optional<HttpResponse>& refusal) {
+  Identity who;
+  if (auto decision = authorizer_.identify(request, who); !decision.allowed()) {
+    refusal = refusal_response(decision);
+    return nullptr;
+  }
+  auto id = analysis::parse_job_id(job_id);
+  if (!id) {
+    refusal = json_error(400, "invalid job id: expected a Slurm job id such as 123, 123_4 or 123+1");
+    return nullptr;
+  }
+  const std::string key = id->text();
+
+  if (CachedReportPtr hit = cache_.find(key)) {
+    if (auto decision = authorizer_.may_read(who, hit->report.usage.job.user); !decision.allowed()) {
+      refusal = refusal_response(decision);
+      return nullptr;
+    }
+    if (finished_only && !hit->finished()) {
+      refusal = not_finished(key, hit->report.usage.job.state);
+      return nullptr;
+    }
+    return hit;
+  }
+
+  // The accounting record first: who owns the job and whether it ended are
+  // known before any Prometheus query is spent on it.
+  auto record = backends_.accounting->job(*id);
+  if (!record) {
+    refusal = error_response(record.error());
+    return nullptr;
+  }
+  if (auto decision = authorizer_.may_read(who, record->user); !decision.allowed()) {
+    refusal = refusal_response(decision);
+    return nullptr;
+  }
+  if (finished_only && !record->finished()) {
+    refusal = not_finished(key, record->state);
+    return nullptr;
+  }
+  auto entry = cache_.get_or_compute(key, [&] { return analyse(*id); });
+  if (!entry) {
+    refusal = error_response(entry.error());
+    return nullptr;
+  }
+  if (finished_only && !entry.value()->finished()) {
+    refusal = not_finished(key, entry.value()->report.usage.job.state);
+    return nullptr;
+  }
+  return entry.value();
+}
+
+HttpResponse Api::job_usage(const HttpRequest& request, const std::string& job_id) {
+  std::optional<HttpResponse> refusal;
+  CachedReportPtr entry = load_job(request, job_id, false, refusal);
+  if (!entry) return std::move(*refusal);
+  HttpResponse response = json_response(entry->json);
+  // Per user (authorisation), so never in a shared cache.
+  response.headers.push_back({"Cache-Control", entry->finished() ? "private, max-age=300" : "no-store"});
+  return response;
+}
+
+HttpResponse Api::mail(const HttpRequest& request, const std::string& job_id) {
+  std::optional<HttpResponse> refusal;
+  CachedReportPtr entry = load_job(request, job_id, true, refusal);
+  if (!entry) return std::move(*refusal);
+  // A mail is read elsewhere: its link must be absolute, or absent.
+  std::string base = base_url(request);
+  std::string pdf_url = base.empty() ? "" : base + "/pdf/" + analysis::parse_job_id(job_id)->text();
+  HttpResponse response = text_response(backends_.render_mail(entry->report, pdf_url));
+  response.headers.push_back({"Cache-Control", "private, max-age=300"});
+  return response;
+}
+
+HttpResponse Api::user(const HttpRequest& request, const std::string& user_name) {
+  Identity who;
+  if (auto decision = authorizer_.identify(request, who); !decision.allowed()) return refusal_response(decision);
+  if (!analysis::valid_user_name(user_name)) {
+    return json_error(400, "invalid user name: 1-32 of A-Z a-z 0-9 . _ -, not starting with '-'");
+  }
+  if (auto decision = authorizer_.may_read(who, user_name); !decision.allowed()) return refusal_response(decision);
+
+  std::optional<sources::DirectoryUser> entry;
+  if (backends_.directory != nullptr) {
+    auto found = backends_.directory->user(user_name);
+    if (found) {
+      entry = std::move(found.value());
+    } else if (found.error().kind != Error::Kind::NotFound) {
+      return error_response(found.error());
+    }
+  }
+  std::optional<unsigned> uid = entry && entry->uid ? entry->uid : backends_.uid_of(user_name);
+
+  auto listed = backends_.accounting->jobs_of_user(user_name, options_.user_job_list);
+  std::vector<analysis::JobRecord> jobs;
+  if (listed) {
+    jobs = std::move(listed.value());
+  } else if (listed.error().kind != Error::Kind::NotFound) {
+    return error_response(listed.error());
+  }
+  if (!uid) {
+    for (const auto& job : jobs) {
+      if (job.uid) {
+        uid = job.uid;
+        break;
+      }
+    }
+  }
+  if (!entry && !uid && jobs.empty()) return json_error(404, "user " + user_name + " not found");
+
+  // The efficiency summary: the newest finished jobs, from the result cache;
+  // the ones not cached yet are analysed now (and cached), within a time
+  // budget and stopping at the first unavailable source, so one slow
+  // Prometheus costs one timeout, not twenty. Later requests complete it.
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(options_.user_summary_budget_seconds));
+  std::size_t considered = 0, analysed = 0, warnings = 0, cpu_jobs = 0, memory_jobs = 0;
+  double cpu_sum = 0, memory_sum = 0;
+  bool complete = true;
+  bool may_analyse = true;
+  for (const auto& job : jobs) {
+    if (considered >= options_.user_recent_jobs) break;
+    if (!job.finished()) continue;
+    ++considered;
+    auto id = analysis::parse_job_id(job.job_id);
+    if (!id) {
+      complete = false;
+      continue;
+    }
+    CachedReportPtr report = cache_.find(id->text());
+    if (!report) {
+      if (!may_analyse || Clock::now() >= deadline) {
+        complete = false;
+        continue;
+      }
+      auto computed = cache_.get_or_compute(id->text(), [&] { return analyse(*id); });
+      if (!computed) {
+        complete = false;
+        if (computed.error().kind == Error::Kind::Unavailable) may_analyse = false;
+        continue;
+      }
+      report = computed.value();
+    }
+    ++analysed;
+    const auto& usage = report->report.usage;
+    if (auto cpu = render::text::cpu_efficiency_percent(usage)) {
+      cpu_sum += *cpu;
+      ++cpu_jobs;
+    }
+    if (auto memory = render::text::memory_fraction(usage)) {
+      memory_sum += *memory;
+      ++memory_jobs;
+    }
+    if (report->report.warning) ++warnings;
+  }
+
+  std::string body = "{\n  \"user\": {\"username\": " + json_string(user_name) +
+                     ", \"uid\": " + (uid ? std::to_string(*uid) : "null") +
+                     ", \"email\": " + (entry && entry->email ? json_string(*entry->email) : "null") + "},\n";
+  body += "  \"groups\": [";
+  if (entry) {
+    for (std::size_t i = 0; i < entry->groups.size(); ++i) body += (i ? ", " : "") + json_string(entry->groups[i]);
+  }
+  body += "],\n  \"jobs\": [";
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& job = jobs[i];
+    body += i ? ",\n    " : "\n    ";
+    body += "{\"jobid\": " + job_number(job) + ", \"id\": " + json_string(job.job_id) +
+            ", \"name\": " + optional_text(job.name) + ", \"state\": " + optional_text(job.state) +
+            ", \"start\": " + optional_instant(job.start) + ", \"end\": " + optional_instant(job.end) + "}";
+  }
+  body += jobs.empty() ? "],\n" : "\n  ],\n";
+  body += "  \"summary\": {\"jobs_considered\": " + std::to_string(considered) +
+          ", \"jobs_analysed\": " + std::to_string(analysed) + ", \"complete\": " + (complete ? "true" : "false") +
+          ", \"cpu_efficiency\": {\"mean\": " + (cpu_jobs ? json_number(cpu_sum / cpu_jobs, 2) : "null") +
+          ", \"unit\": \"%\", \"jobs\": " + std::to_string(cpu_jobs) + "}" +
+          ", \"memory_usage\": {\"mean\": " + (memory_jobs ? json_number(memory_sum / memory_jobs, 4) : "null") +
+          ", \"unit\": \"ratio\", \"jobs\": " + std::to_string(memory_jobs) + "}" +
+          ", \"jobs_with_warnings\": " + std::to_string(warnings) + "}\n}\n";
+  HttpResponse response = json_response(std::move(body));
+  response.headers.push_back({"Cache-Control", "no-store"});
+  return response;
+}
+
+HttpResponse Api::index(const HttpRequest& request, const Router& router) {
+  Identity who;
+  authorizer_.identify(request, who);  // only to fill in the example user
+  const std::string base = base_url(request);
+  const std::string example_user = who.authenticated ? who.user : "alice";
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>petricore</title></head>\n<body>\n"
+      "<h1>petricore</h1>\n<p>How Slurm jobs used the resources they asked for. All routes are GET; errors are "
+      "JSON <code>{\"error\": \"...\"}</code> with their HTTP status.</p>\n<table>\n"
+      "<tr><th>route</th><th>answer</th><th>example</th></tr>\n";
+  for (const auto& route : router.routes()) {
+    std::string example = route.example;
+    if (auto at = example.find("{user}"); at != std::string::npos) example.replace(at, 6, example_user);
+    std::string link = base + example;
+    html += "<tr><td><code>" + html_escape(route.pattern) + "</code></td><td>" + html_escape(route.description) +
+            "</td><td>" +
+            (example.empty() ? std::string() : "<a href=\"" + html_escape(link) + "\">" + html_escape(link) + "</a>") +
+            "</td></tr>\n";
+  }
+  html += "</table>\n</body>\n</html>\n";
+  HttpResponse response;
+  response.content_type = "text/html; charset=utf-8";
+  response.body = std::move(html);
+  return response;
+}
+
+HttpResponse Api::metrics(const HttpRequest&) {
+  HttpResponse response;
+  response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  response.body = metrics_.render();
+  return response;
+}
+
+HttpResponse Api::healthz(const HttpRequest&) {
+  return text_response("ok\n");
+}
+
+}  // namespace petricore::serve

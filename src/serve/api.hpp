@@ -1,0 +1,114 @@
+// The handlers of `petricore serve` (ARCHITECTURE.md §5): plain functions of
+// a request that unit tests call directly. Where the data comes from (the
+// accounting source, the analysis, the renderers, the directory, the passwd
+// database) is passed in, so tests give fakes and no handler sees a socket.
+//
+// Every error is {"error": "..."} with its real status: 400 invalid id or
+// name, 401/403 authorisation, 404 unknown job or user, 409 a mail for a job
+// that has not finished, 502 a dependency failed.
+#pragma once
+
+#include "analysis/job_analyzer.hpp"
+#include "core/result.hpp"
+#include "serve/auth.hpp"
+#include "serve/http_types.hpp"
+#include "serve/result_cache.hpp"
+#include "serve/router.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace petricore::sources {
+class AccountingSource;
+class Directory;
+}  // namespace petricore::sources
+
+namespace petricore::serve {
+
+// The server's own metrics (/metrics): requests by route and status, their
+// durations, and the result cache's hits, misses, evictions and size.
+class ServerMetrics {
+ public:
+  explicit ServerMetrics(const ResultCache* cache);
+  ~ServerMetrics();
+  ServerMetrics(const ServerMetrics&) = delete;
+  ServerMetrics& operator=(const ServerMetrics&) = delete;
+
+  // `route` is a route pattern or "unmatched" (bounded label values).
+  void observe(const std::string& route, int status, double seconds);
+  // The Prometheus text exposition format.
+  std::string render() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct ApiOptions {
+  std::string public_url;             // base of links; "" = from the Host header
+  std::size_t user_job_list = 100;    // jobs listed by /api/v1/users/<u>
+  std::size_t user_recent_jobs = 20;  // finished jobs in its efficiency summary
+  // Analyses a user summary may start in one request are stopped after this
+  // long (the rest come from the cache on later requests).
+  double user_summary_budget_seconds = 10;
+};
+
+struct ApiBackends {
+  sources::AccountingSource* accounting = nullptr;  // required
+  sources::Directory* directory = nullptr;          // optional
+  // JobAnalyzer::analyze in production.
+  std::function<Result<analysis::JobReport>(const analysis::JobId&)> analyze;
+  // render::job_json and render::mail_text in production.
+  std::function<std::string(const analysis::JobReport&)> render_json;
+  std::function<std::string(const analysis::JobReport&, const std::string& pdf_url)> render_mail;
+  // The passwd database's uid of a user (getpwnam_r by default).
+  std::function<std::optional<unsigned>(const std::string&)> uid_of;
+};
+
+// getpwnam_r's uid, or nullopt.
+std::optional<unsigned> system_uid(const std::string& user);
+
+// The HTTP status of an Error kind (BadInput 400, NotFound 404,
+// NotFinished 409, Forbidden 403, Unavailable 502).
+int error_status(Error::Kind kind);
+
+class Api {
+ public:
+  // The references must outlive the Api.
+  Api(ApiOptions options, ApiBackends backends, Authorizer& authorizer, ResultCache& cache, ServerMetrics& metrics);
+
+  // Registers every route below on `router`. The handlers keep `this` and
+  // `router` (the index lists its routes): both must outlive their use.
+  void add_routes(Router& router);
+
+  HttpResponse index(const HttpRequest& request, const Router& router);
+  HttpResponse job_usage(const HttpRequest& request, const std::string& job_id);
+  HttpResponse user(const HttpRequest& request, const std::string& user_name);
+  HttpResponse mail(const HttpRequest& request, const std::string& job_id);
+  HttpResponse metrics(const HttpRequest& request);
+  HttpResponse healthz(const HttpRequest& request);
+
+  // The base of absolute links: public_url, else http://<Host> when the
+  // Host header is a plausible host[:port], else "" (relative links).
+  std::string base_url(const HttpRequest& request) const;
+
+ private:
+  // The analysed job, after the caller was identified and authorised against
+  // the job's owner; `refusal` is set (and nullptr returned) otherwise.
+  // `finished_only` refuses a job that has not ended with 409 before any
+  // Prometheus query.
+  CachedReportPtr load_job(const HttpRequest& request, const std::string& job_id, bool finished_only,
+                           std::optional<HttpResponse>& refusal);
+  Result<CachedReportPtr> analyse(const analysis::JobId& id);
+
+  ApiOptions options_;
+  ApiBackends backends_;
+  Authorizer& authorizer_;
+  ResultCache& cache_;
+  ServerMetrics& metrics_;
+};
+
+}  // namespace petricore::serve

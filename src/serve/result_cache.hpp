@@ -1,0 +1,101 @@
+// Analysed jobs kept in memory so that repeated requests cost no Prometheus
+// or accounting query. Thread-safe; bounded (least recently used goes first).
+//
+//  * A finished job's report no longer changes: it stays until evicted.
+//  * A running (or pending) job's report is kept only `running_ttl_seconds`
+//    (default 5 s): enough to absorb a dashboard polling several routes at
+//    once, short enough that its numbers stay current. 0 = never kept.
+//  * Failures are never kept: Prometheus may be back on the next request.
+//  * Concurrent requests for the same job wait for one analysis instead of
+//    each starting their own.
+//  * The series' samples are dropped before a report is kept (their metric
+//    names and label sets stay): the JSON is rendered before, the mail needs
+//    only the aggregates, and a long multi-node job's samples can weigh
+//    megabytes (a chart cache, if charts come, needs its own byte bound).
+#pragma once
+
+#include "analysis/job_analyzer.hpp"
+#include "core/result.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace petricore::serve {
+
+struct CachedReport {
+  analysis::JobReport report;  // series without their samples
+  std::string json;            // render::job_json(report), rendered once
+  bool finished() const { return report.usage.job.finished(); }
+};
+using CachedReportPtr = std::shared_ptr<const CachedReport>;
+
+struct CacheStats {
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+  std::uint64_t evictions = 0;
+  std::size_t entries = 0;
+};
+
+class ResultCache {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // `capacity` 0 disables caching (every request is analysed).
+  explicit ResultCache(std::size_t capacity, double running_ttl_seconds = 5);
+
+  // The cached entry for `key`, or nullptr. Counts a hit when found; misses
+  // are counted when an analysis runs (get_or_compute), so a request that is
+  // refused before analysing (403) counts neither.
+  CachedReportPtr find(const std::string& key);
+
+  // Keeps `entry` (finished: until evicted; running: for the TTL).
+  void put(const std::string& key, CachedReportPtr entry);
+
+  // find(), else run `compute` once for all concurrent callers of `key`
+  // and put() its value. Errors go to every waiting caller, are not kept.
+  // A caller that waited for another's analysis counts as a hit.
+  using Compute = std::function<Result<CachedReportPtr>()>;
+  Result<CachedReportPtr> get_or_compute(const std::string& key, const Compute& compute);
+
+  CacheStats stats() const;
+
+  // Builds an entry: drops the series, renders the JSON with `render`.
+  static CachedReportPtr make_entry(analysis::JobReport report,
+                                    const std::function<std::string(const analysis::JobReport&)>& render);
+
+ private:
+  struct Entry {
+    std::string key;
+    CachedReportPtr value;
+    Clock::time_point expires;  // max() for finished jobs
+  };
+  struct Flight {
+    bool done = false;
+    std::optional<Result<CachedReportPtr>> result;
+  };
+
+  CachedReportPtr find_locked(const std::string& key, Clock::time_point now);
+  void put_locked(const std::string& key, CachedReportPtr entry, Clock::time_point now);
+
+  const std::size_t capacity_;
+  const Clock::duration running_ttl_;
+  mutable std::mutex mutex_;
+  std::condition_variable flight_done_;
+  std::list<Entry> lru_;  // front = most recently used
+  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+  std::map<std::string, std::shared_ptr<Flight>> flights_;
+  std::uint64_t hits_ = 0;
+  std::uint64_t misses_ = 0;
+  std::uint64_t evictions_ = 0;
+};
+
+}  // namespace petricore::serve

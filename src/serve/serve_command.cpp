@@ -1,0 +1,191 @@
+// `petricore serve`: checks the options, builds the sources, the analyzer,
+// the API and the server, then waits for SIGTERM or SIGINT in this thread
+// (the signals are blocked before any thread starts, so sigwait() here is
+// the only place they arrive) and stops gracefully.
+#include "serve/serve_command.hpp"
+
+#include "analysis/job_analyzer.hpp"
+#include "core/log.hpp"
+#include "render/job_render.hpp"
+#include "serve/api.hpp"
+#include "serve/auth.hpp"
+#include "serve/http_server.hpp"
+#include "serve/result_cache.hpp"
+#include "serve/router.hpp"
+#include "sources/accounting_factory.hpp"
+#include "sources/directory.hpp"
+#include "sources/prometheus_client.hpp"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace petricore::serve {
+
+namespace {
+
+constexpr std::size_t kMaxThreads = 256;
+constexpr std::size_t kMaxWorkers = 1024;
+
+// Blocks SIGTERM and SIGINT in this thread and every thread started after
+// it. An error before serving gives the old mask back; after a signal the
+// mask stays, so that a second SIGTERM during the graceful stop cannot kill
+// the process on its way to exit 0.
+class BlockedSignals {
+ public:
+  BlockedSignals() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGTERM);
+    sigaddset(&set_, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
+  }
+  ~BlockedSignals() {
+    if (restore_) pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  BlockedSignals(const BlockedSignals&) = delete;
+  BlockedSignals& operator=(const BlockedSignals&) = delete;
+
+  int wait() const {
+    int signal = 0;
+    while (sigwait(&set_, &signal) != 0) {
+    }
+    restore_ = false;
+    return signal;
+  }
+
+ private:
+  sigset_t set_{};
+  sigset_t old_{};
+  mutable bool restore_ = true;
+};
+
+// The HttpService the server calls: the router, plus the metrics of every
+// response.
+class RoutedService final : public HttpService {
+ public:
+  RoutedService(const Router& router, ServerMetrics& metrics) : router_(router), metrics_(metrics) {}
+  HttpResponse handle(const HttpRequest& request) override { return router_.dispatch(request); }
+  bool runs_inline(const HttpRequest& request) const override { return router_.runs_inline(request); }
+  void observe(const HttpRequest& request, const HttpResponse& response, double seconds) override {
+    std::string route = request.path.empty() ? "unmatched" : router_.route_name(request);
+    metrics_.observe(route, response.status, seconds);
+    if (log::level() <= log::Level::Debug) {
+      log::debug(request.remote_address + " " + request.method + " " + valid_utf8(request.target.substr(0, 200)) + " " +
+                 std::to_string(response.status) + " " + std::to_string(seconds) + "s");
+    }
+  }
+
+ private:
+  const Router& router_;
+  ServerMetrics& metrics_;
+};
+
+std::string url_host(const std::string& host) {
+  if (host.find(':') != std::string::npos) return "[" + host + "]";
+  return host;
+}
+
+ListenAddress check_options(const ServeOptions& o, AuthMode mode) {
+  auto listen = parse_listen_address(o.listen);
+  if (!listen) throw std::invalid_argument("--listen must be HOST:PORT, [IPv6]:PORT or :PORT, not '" + o.listen + "'");
+  if (mode == AuthMode::None && !is_loopback_host(listen->host)) {
+    throw std::invalid_argument("--auth none is only allowed on a loopback address (" + o.listen +
+                                " is not): use --auth header behind a reverse proxy, or --listen 127.0.0.1:PORT");
+  }
+  if (mode == AuthMode::Header && o.trusted_proxies.empty()) {
+    throw std::invalid_argument("--auth header needs at least one --trusted-proxy address");
+  }
+  if (!o.admin_group.empty() && o.analysis.ldap.uri.empty()) {
+    throw std::invalid_argument("--admin-group needs a directory: set [ldap] uri");
+  }
+  if (o.threads < 1 || o.threads > kMaxThreads) {
+    throw std::invalid_argument("--threads must be 1-" + std::to_string(kMaxThreads));
+  }
+  if (o.workers < 1 || o.workers > kMaxWorkers) {
+    throw std::invalid_argument("--workers must be 1-" + std::to_string(kMaxWorkers));
+  }
+  if (o.max_request_bytes < 1024) throw std::invalid_argument("max_request_bytes must be at least 1024");
+  if (o.max_header_count < 8) throw std::invalid_argument("max_header_count must be at least 8");
+  if (!(o.idle_timeout_seconds > 0) || o.idle_timeout_seconds > 86400) {
+    throw std::invalid_argument("idle_timeout must be between 0 and 86400 seconds");
+  }
+  if (!o.public_url.empty()) {
+    bool scheme = o.public_url.rfind("http://", 0) == 0 || o.public_url.rfind("https://", 0) == 0;
+    bool clean = o.public_url.find_first_of(" \t\r\n\"'<>\\") == std::string::npos;
+    if (!scheme || !clean) {
+      throw std::invalid_argument("--public-url must be an http:// or https:// URL, not '" + o.public_url + "'");
+    }
+  }
+  if (o.analysis.prometheus.url.empty()) throw std::invalid_argument("--prometheus URL is required");
+  return *listen;
+}
+
+}  // namespace
+
+int run_serve(const ServeOptions& options) {
+  AuthMode mode = parse_auth_mode(options.auth);
+  ListenAddress listen = check_options(options, mode);
+
+  // Before any thread exists, so that every thread inherits the mask.
+  BlockedSignals signals;
+
+  sources::PrometheusClient prometheus(options.analysis.prometheus);
+  std::unique_ptr<sources::AccountingSource> accounting =
+      sources::make_accounting(options.analysis.accounting, prometheus);
+  std::unique_ptr<sources::Directory> directory;
+  if (!options.analysis.ldap.uri.empty()) directory = sources::make_ldap_directory(options.analysis.ldap);
+  analysis::JobAnalyzer analyzer(*accounting, prometheus, options.analysis.analyzer);
+
+  AuthConfig auth;
+  auth.mode = mode;
+  auth.header = options.auth_header;
+  auth.trusted_proxies = options.trusted_proxies;
+  auth.admins = options.admins;
+  auth.admin_group = options.admin_group;
+  Authorizer authorizer(auth, directory.get());
+
+  ResultCache cache(options.cache_entries);
+  ServerMetrics metrics(&cache);
+
+  ApiOptions api_options;
+  api_options.public_url = options.public_url;
+  api_options.user_recent_jobs = options.user_recent_jobs;
+  ApiBackends backends;
+  backends.accounting = accounting.get();
+  backends.directory = directory.get();
+  backends.analyze = [&analyzer](const analysis::JobId& id) { return analyzer.analyze(id); };
+  backends.render_json = [](const analysis::JobReport& report) { return render::job_json(report); };
+  backends.render_mail = [](const analysis::JobReport& report, const std::string& pdf_url) {
+    return render::mail_text(report, pdf_url);
+  };
+  Api api(api_options, backends, authorizer, cache, metrics);
+  Router router;
+  api.add_routes(router);
+  RoutedService service(router, metrics);
+
+  ServerOptions server_options;
+  server_options.host = listen.host;
+  server_options.port = listen.port;
+  server_options.threads = options.threads;
+  server_options.workers = options.workers;
+  server_options.max_header_bytes = options.max_request_bytes;
+  server_options.max_header_count = options.max_header_count;
+  server_options.idle_timeout_seconds = options.idle_timeout_seconds;
+  HttpServer server(server_options, service);  // throws std::runtime_error when the port is taken
+  server.start();
+  log::info("serving on http://" + url_host(server.host()) + ":" + std::to_string(server.port()) + " (auth " +
+            options.auth + ", accounting " + accounting->name() + ", prometheus " + prometheus.url() + ")");
+
+  int signal = signals.wait();
+  log::info(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") +
+            ": finishing the requests in flight");
+  server.stop();
+  log::info("stopped");
+  return 0;
+}
+
+}  // namespace petricore::serve
