@@ -178,7 +178,7 @@ void add_analysis_flags(CLI::App* sub, AnalysisOptions& cli, Merges& merges) {
 }
 
 // The config file's values, overridden by each flag the command line gave.
-[[maybe_unused]] AnalysisOptions merge_analysis(const AnalysisOptions& file, AnalysisOptions& cli, const Merges& merges) {
+AnalysisOptions merge_analysis(const AnalysisOptions& file, AnalysisOptions& cli, const Merges& merges) {
   AnalysisOptions merged = file;
   for (const auto& [option, copy] : merges)
     if (option->count() > 0) copy(merged, cli);
@@ -192,7 +192,7 @@ struct ServeCli {
   CLI::App* app = nullptr;
 };
 
-[[maybe_unused]] void add_serve(CLI::App& app, ServeCli& s) {
+void add_serve(CLI::App& app, ServeCli& s) {
   auto& o = s.options;
   s.app = app.add_subcommand("serve", "HTTP API and pages over Prometheus, accounting and LDAP (web host)");
   s.app->add_option("--listen", o.listen, "HOST:PORT to listen on")->capture_default_str();
@@ -225,7 +225,7 @@ struct ReportCli {
   CLI::App* app = nullptr;
 };
 
-[[maybe_unused]] void add_report(CLI::App& app, ReportCli& r) {
+void add_report(CLI::App& app, ReportCli& r) {
   auto& o = r.options;
   r.app = app.add_subcommand("report", "The job analysis on the command line");
   r.app->add_option("jobid", o.job_id, "Slurm job id: 123, 123_4 (array task) or 123+1 (het job)")->required();
@@ -235,7 +235,7 @@ struct ReportCli {
   add_analysis_flags(r.app, r.cli, r.merges);
 }
 
-[[maybe_unused]] CLI::App* add_init_db(CLI::App& app, petricore::initdb::InitDbOptions& o) {
+CLI::App* add_init_db(CLI::App& app, petricore::initdb::InitDbOptions& o) {
   CLI::App* sub = app.add_subcommand(
       "init-db", "Create the read-only petricore DB user and the user_job_view view on slurm_acct_db (admins, once)");
   sub->add_option("--cluster", o.cluster, "Slurm ClusterName (the view reads <cluster>_job_table)")->required();
@@ -284,18 +284,11 @@ int main(int argc, char** argv) {
   petricore::collect::CollectOptions collect_options;
   add_collect(app, collect_options);
   ServeCli serve;
-  ReportCli report;
-  petricore::initdb::InitDbOptions init_db_options;
-  [[maybe_unused]] CLI::App* init_db = nullptr;
-#ifdef PETRICORE_HAVE_SERVE
   add_serve(app, serve);
-#endif
-#ifdef PETRICORE_HAVE_REPORT
+  ReportCli report;
   add_report(app, report);
-#endif
-#ifdef PETRICORE_HAVE_INIT_DB
-  init_db = add_init_db(app, init_db_options);
-#endif
+  petricore::initdb::InitDbOptions init_db_options;
+  CLI::App* init_db = add_init_db(app, init_db_options);
   SharedSections shared;
   add_shared_sections(app, shared);
 
@@ -331,21 +324,15 @@ int main(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("collect")) return petricore::collect::run_collect(collect_options);
-#ifdef PETRICORE_HAVE_SERVE
     if (serve.app->parsed()) {
       serve.options.analysis = merge_analysis(shared.file, serve.cli, serve.merges);
       return petricore::serve::run_serve(serve.options);
     }
-#endif
-#ifdef PETRICORE_HAVE_REPORT
     if (report.app->parsed()) {
       report.options.analysis = merge_analysis(shared.file, report.cli, report.merges);
       return petricore::report::run_report(report.options);
     }
-#endif
-#ifdef PETRICORE_HAVE_INIT_DB
     if (init_db->parsed()) return petricore::initdb::run_init_db(init_db_options);
-#endif
   } catch (const petricore::collect::UsageError& e) {
     std::fprintf(stderr, "petricore: %s\n", e.what());
     return kExitUsage;
