@@ -99,3 +99,27 @@ echo
 verdict() { if [ "$1" ]; then echo "yes"; else echo "NO"; fi; }
 echo "target: first usage <= 150 ms: $(verdict "$(awk -v u="$first" 'BEGIN { if (u <= 150000) print 1 }')") ($(awk -v u="$first" 'BEGIN { printf "%.1f", u / 1000 }') ms);" \
   "<= 3 Prometheus requests: $(verdict "$([ -n "$requests" ] && [ "$requests" -le 3 ] && echo 1)") (${requests:-?})"
+
+# --- petricore serve: the first /api/v1/jobs/<id>/usage, then the cached
+# answer under wrk (32 connections), then the server's RSS.
+if ! command -v wrk >/dev/null; then
+  echo "serve: skipped (wrk not installed)"
+  exit 0
+fi
+SERVE_PORT=$(prom_free_port)
+"$PETRICORE" serve --listen "127.0.0.1:$SERVE_PORT" --prometheus "$PROM_URL" --accounting prometheus \
+  --log-level warning >"$T/serve.log" 2>&1 &
+SERVE_PID=$!
+trap 'kill "$SERVE_PID" 2>/dev/null; wait "$SERVE_PID" 2>/dev/null; cleanup' EXIT
+for _ in $(seq 1 100); do
+  curl -sf --max-time 1 "http://127.0.0.1:$SERVE_PORT/healthz" >/dev/null && break
+  sleep 0.05
+done
+URL="http://127.0.0.1:$SERVE_PORT/api/v1/jobs/$JOB/usage"
+first_serve=$(curl -s -o "$T/serve-first.json" -w '%{http_code} %{time_total}' --max-time 10 "$URL")
+echo
+echo "serve: first $URL: HTTP ${first_serve% *} in $(awk -v s="${first_serve#* }" 'BEGIN { printf "%.1f", s * 1000 }') ms"
+wrk -t2 -c32 -d10s --latency "$URL" >"$T/wrk.txt" 2>&1
+echo "serve: cached answer under wrk -t2 -c32 -d10s:"
+grep -E 'Requests/sec|Latency  |  50%|  99%|Non-2xx|Socket errors' "$T/wrk.txt" | sed 's/^/    /'
+echo "serve: RSS after the run: $(awk '/VmRSS|VmHWM/ { printf "%s %.1f MiB  ", $1, $2 / 1024 }' "/proc/$SERVE_PID/status")"
