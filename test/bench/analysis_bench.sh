@@ -107,14 +107,18 @@ if ! command -v wrk >/dev/null; then
   exit 0
 fi
 SERVE_PORT=$(prom_free_port)
-"$PETRICORE" serve --listen "127.0.0.1:$SERVE_PORT" --prometheus "$PROM_URL" --accounting prometheus \
-  --log-level warning >"$T/serve.log" 2>&1 &
+"$PETRICORE" --log-level warning serve --listen "127.0.0.1:$SERVE_PORT" --prometheus "$PROM_URL" --accounting prometheus \
+  >"$T/serve.log" 2>&1 &
 SERVE_PID=$!
 trap 'kill "$SERVE_PID" 2>/dev/null; wait "$SERVE_PID" 2>/dev/null; cleanup' EXIT
 for _ in $(seq 1 100); do
   curl -sf --max-time 1 "http://127.0.0.1:$SERVE_PORT/healthz" >/dev/null && break
   sleep 0.05
 done
+if ! kill -0 "$SERVE_PID" 2>/dev/null; then
+  echo "serve: did not start: $(head -c 300 "$T/serve.log")"
+  exit 1
+fi
 URL="http://127.0.0.1:$SERVE_PORT/api/v1/jobs/$JOB/usage"
 first_serve=$(curl -s -o "$T/serve-first.json" -w '%{http_code} %{time_total}' --max-time 10 "$URL")
 echo
