@@ -30,6 +30,8 @@
 set -u
 # shellcheck source=SCRIPTDIR/lib/prometheus.sh
 source "$(dirname "$0")/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/lib/slapd.sh
+source "$(dirname "$0")/lib/slapd.sh"
 
 PETRICORE=${1:-}
 if [ -z "$PETRICORE" ]; then
@@ -88,6 +90,7 @@ cleanup() {
   stop_pid "$HOLE_PID"
   stop_pid "$FILES_PID"
   prom_stop
+  slapd_stop
   if [ "$failed" -gt 0 ]; then
     for log in "$T"/serve*.log; do
       [ -f "$log" ] || continue
@@ -252,6 +255,36 @@ check "user JSON of alice: uid, jobs newest first, summary (got $code: $got)" \
   test "$code $got" = "200 alice 1001 $JOB_C,$JOB_A 1 1"
 got=$(jq -r '.summary.cpu_efficiency.mean' "$T/body" 2>&1)
 check "user summary: mean CPU efficiency of job A is 32.52 % (got $got)" test "$got" = 32.52
+
+# --- the user record with a real LDAP directory: mail and every group
+# (a second server on the same Prometheus, with [ldap] set).
+if [ -z "$(slapd_unavailable)" ]; then
+  main_pid=$SERVE_PID main_url=$SERVE_URL
+  if slapd_start "$T/slapd" "$(slapd_free_port)" && slapd_load_base &&
+    slapd_add_user alice 1001 alice@example.org && slapd_add_group physics 2001 alice bob &&
+    slapd_add_group rrg-alice 2002 alice; then
+    printf '%s\n' "$SLAPD_ADMIN_PASSWORD" >"$T/ldap.password"
+    chmod 600 "$T/ldap.password"
+    if serve_start "$T/serve-ldap.log" --prometheus "$PROM_URL" --accounting prometheus --auth header --admin carol \
+      --ldap-uri "$SLAPD_URI" --ldap-base "$SLAPD_SUFFIX" --ldap-bind-dn "$SLAPD_ADMIN_DN" \
+      --ldap-password-file "$T/ldap.password"; then
+      code=$(as alice "$SERVE_URL/api/v1/users/alice")
+      got=$(jq -r '"\(.user.email) \(.groups | join(","))"' "$T/body" 2>&1)
+      check "user JSON of alice with LDAP: her mail and both groups (got $code: $got)" \
+        test "$code $got" = "200 alice@example.org physics,rrg-alice"
+      serve_stop_term >/dev/null
+    else
+      not_ok "serve with --ldap-uri starts"
+    fi
+  else
+    not_ok "start slapd and load alice (see $T/slapd)"
+  fi
+  slapd_stop
+  SERVE_PID=$main_pid SERVE_URL=$main_url
+else
+  echo "# skipped: the LDAP part of the user record: $(slapd_unavailable)"
+fi
+
 code=$(as alice -D "$T/headers" "$B/mail/$JOB_A")
 check "mail of $JOB_A: text/plain ending WARNING=true (got $code, $(tail -n 1 "$T/body"))" \
   test "$code" = 200 -a "$(tail -n 1 "$T/body")" = "WARNING=true"
