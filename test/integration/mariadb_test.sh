@@ -312,5 +312,10 @@ check "a second --drop has nothing to drop" grep -q '^nothing to drop' "$T/out"
 rows=$(mariadb_root -N -e 'SELECT COUNT(*) FROM slurm_acct_db.itest_job_table')
 check "slurmdbd's table is untouched (11 rows)" [ "$rows" = 11 ]
 
+# ---- the database goes away: a dependency failure, exit 1, one line naming it ----
+mariadb_stop
+report 304
+one_line_error "DB down: report --accounting db" 1 "$MDB_PORT" $?
+
 summary
 [ $failed -eq 0 ]
