@@ -2,6 +2,7 @@
 
 #include "collect/exposition.hpp"
 #include "core/curl_library.hpp"
+#include "core/http_url.hpp"
 #include "core/log.hpp"
 #include "petricore_version.hpp"
 
@@ -27,45 +28,9 @@ struct CurlSlistDeleter {
 };
 using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
 
-bool starts_with_nocase(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), s.begin(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-         });
-}
-
-// The URL as it may appear in logs: "user:password@" replaced by "***@".
-std::string redact_userinfo(const std::string& url) {
-  const std::size_t authority = url.find("://");
-  if (authority == std::string::npos) return url;
-  const std::size_t start = authority + 3;
-  const std::size_t end = std::min(url.find('/', start), url.size());
-  const std::size_t at = url.rfind('@', end == url.size() ? std::string::npos : end);
-  if (at == std::string::npos || at < start) return url;
-  return url.substr(0, start) + "***" + url.substr(at);
-}
-
 // The base URL without trailing slashes; throws std::invalid_argument.
-std::string validated_base_url(const std::string& url) {
-  std::string shown = redact_userinfo(url);
-  for (char& c : shown) {
-    if (std::iscntrl(static_cast<unsigned char>(c))) c = '?';  // keep the message one line
-  }
-  std::size_t scheme_end = 0;
-  if (starts_with_nocase(url, "http://")) {
-    scheme_end = 7;
-  } else if (starts_with_nocase(url, "https://")) {
-    scheme_end = 8;
-  } else {
-    throw std::invalid_argument("push URL '" + shown + "' must start with http:// or https://");
-  }
-  std::string base = url;
-  while (base.size() > scheme_end && base.back() == '/') base.pop_back();
-  if (base.size() == scheme_end || base[scheme_end] == '/') {
-    throw std::invalid_argument("push URL '" + shown + "' has no host");
-  }
-  if (base.find_first_of("?# \t\r\n") != std::string::npos) {
-    throw std::invalid_argument("push URL '" + shown + "' must be a plain base URL (no query, fragment or spaces)");
-  }
+std::string validated_push_url(const std::string& url) {
+  std::string base = validated_base_url(url, "push URL");
   // libcurl's own parser, so that a malformed URL is a start-up error rather
   // than a failed push every interval.
   const CurlLibrary& curl = curl_library();
@@ -73,7 +38,7 @@ std::string validated_base_url(const std::string& url) {
   if (!parsed) throw std::runtime_error("cannot parse URLs (out of memory)");
   const CURLUcode rc = curl.url_set(parsed.get(), CURLUPART_URL, base.c_str(), 0);
   if (rc != CURLUE_OK) {
-    throw std::invalid_argument("push URL '" + shown + "' is malformed: " + curl.url_strerror(rc));
+    throw std::invalid_argument("push URL '" + redact_userinfo(base) + "' is malformed: " + curl.url_strerror(rc));
   }
   return base;
 }
@@ -266,7 +231,7 @@ class PushSink final : public Sink {
 }  // namespace
 
 std::string push_group_url(const PushTarget& target) {
-  std::string url = validated_base_url(target.base_url);
+  std::string url = validated_push_url(target.base_url);
   if (target.job.empty()) throw std::invalid_argument("push job name must not be empty");
   if (!(target.timeout_seconds > 0 && target.timeout_seconds <= 86400)) {
     throw std::invalid_argument("push timeout must be between 0 and 86400 seconds");

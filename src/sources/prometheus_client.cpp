@@ -1,6 +1,7 @@
 #include "sources/prometheus_client.hpp"
 
 #include "core/curl_library.hpp"
+#include "core/http_url.hpp"
 #include "core/log.hpp"
 #include "petricore_version.hpp"
 
@@ -35,12 +36,6 @@ constexpr std::size_t max_idle_handles = 8;
 constexpr std::size_t max_response_bytes = 256u << 20;  // a runaway query must not eat the host
 constexpr std::size_t max_get_query_bytes = 2000;       // longer parameters go in a POST body
 
-bool starts_with_nocase(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), s.begin(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-         });
-}
-
 // Control characters (a multi-line error from a proxy) would break the
 // one-line error contract.
 std::string one_line(std::string_view text, std::size_t max_size = 300) {
@@ -49,40 +44,6 @@ std::string one_line(std::string_view text, std::size_t max_size = 300) {
   while (!out.empty() && out.back() == ' ') out.pop_back();
   if (text.size() > max_size) out += "...";
   return out;
-}
-
-// The URL as it may appear in messages: "user:password@" replaced by "***@".
-std::string redact_userinfo(const std::string& url) {
-  const std::size_t authority = url.find("://");
-  if (authority == std::string::npos) return url;
-  const std::size_t start = authority + 3;
-  const std::size_t end = std::min(url.find('/', start), url.size());
-  const std::size_t at = url.rfind('@', end == url.size() ? std::string::npos : end);
-  if (at == std::string::npos || at < start) return url;
-  return url.substr(0, start) + "***" + url.substr(at);
-}
-
-// The base URL without trailing slashes; throws std::invalid_argument.
-std::string validated_base_url(const std::string& url) {
-  const std::string shown = one_line(redact_userinfo(url));
-  std::size_t scheme_end = 0;
-  if (starts_with_nocase(url, "http://")) {
-    scheme_end = 7;
-  } else if (starts_with_nocase(url, "https://")) {
-    scheme_end = 8;
-  } else {
-    throw std::invalid_argument("Prometheus URL '" + shown + "' must start with http:// or https://");
-  }
-  std::string base = url;
-  while (base.size() > scheme_end && base.back() == '/') base.pop_back();
-  if (base.size() == scheme_end || base[scheme_end] == '/') {
-    throw std::invalid_argument("Prometheus URL '" + shown + "' has no host");
-  }
-  if (base.find_first_of("?# \t\r\n") != std::string::npos) {
-    throw std::invalid_argument("Prometheus URL '" + shown +
-                                "' must be a plain base URL (no query, fragment or spaces)");
-  }
-  return base;
 }
 
 bool is_unreserved(unsigned char c) {
@@ -375,7 +336,7 @@ struct PrometheusClient::Impl {
 };
 
 PrometheusClient::PrometheusClient(PrometheusConfig config) : impl_(std::make_unique<Impl>()) {
-  impl_->base = validated_base_url(config.url);
+  impl_->base = validated_base_url(config.url, "Prometheus URL");
   impl_->shown = one_line(redact_userinfo(impl_->base));
   if (!(config.timeout_seconds > 0 && config.timeout_seconds <= 86400)) {
     throw std::invalid_argument("Prometheus timeout must be between 0 and 86400 seconds");

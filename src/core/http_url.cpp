@@ -1,0 +1,50 @@
+#include "core/http_url.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+namespace petricore {
+namespace {
+
+bool starts_with_nocase(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), s.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+         });
+}
+
+}  // namespace
+
+std::string redact_userinfo(const std::string& url) {
+  const std::size_t authority = url.find("://");
+  if (authority == std::string::npos) return url;
+  const std::size_t start = authority + 3;
+  const std::size_t end = std::min(url.find('/', start), url.size());
+  const std::size_t at = url.rfind('@', end == url.size() ? std::string::npos : end);
+  if (at == std::string::npos || at < start) return url;
+  return url.substr(0, start) + "***" + url.substr(at);
+}
+
+std::string validated_base_url(const std::string& url, std::string_view what) {
+  std::string shown = redact_userinfo(url);
+  for (char& c : shown) {
+    if (std::iscntrl(static_cast<unsigned char>(c))) c = '?';  // keep the message one line
+  }
+  const std::string named = std::string{what} + " '" + shown + "'";
+  std::size_t scheme_end = 0;
+  if (starts_with_nocase(url, "http://")) {
+    scheme_end = 7;
+  } else if (starts_with_nocase(url, "https://")) {
+    scheme_end = 8;
+  } else {
+    throw std::invalid_argument(named + " must start with http:// or https://");
+  }
+  std::string base = url;
+  while (base.size() > scheme_end && base.back() == '/') base.pop_back();
+  if (base.size() == scheme_end || base[scheme_end] == '/') throw std::invalid_argument(named + " has no host");
+  if (base.find_first_of("?# \t\r\n") != std::string::npos)
+    throw std::invalid_argument(named + " must be a plain base URL (no query, fragment or spaces)");
+  return base;
+}
+
+}  // namespace petricore
