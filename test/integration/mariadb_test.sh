@@ -37,10 +37,8 @@ fi
 PETRICORE=$(cd "$(dirname "$PETRICORE")" && pwd)/$(basename "$PETRICORE")
 UNIT_TESTS=${PETRICORE_UNIT_TESTS:-$(dirname "$PETRICORE")/../test/unit/unit_tests}
 
-skip() {
-  echo "SKIPPED: $*"
-  exit 77
-}
+# shellcheck source=SCRIPTDIR/lib/tap.sh
+source "$(dirname "$0")/lib/tap.sh"
 why=$(mariadb_unavailable)
 [ -z "$why" ] || skip "$why"
 for tool in python3 jq; do command -v $tool >/dev/null 2>&1 || skip "$tool is not installed"; done
@@ -49,21 +47,6 @@ for tool in python3 jq; do command -v $tool >/dev/null 2>&1 || skip "$tool is no
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 export no_proxy='*' NO_PROXY='*'
 
-passed=0
-failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
-summary() { echo "$passed passed, $failed failed"; }
-bail() {
-  not_ok "$*"
-  summary
-  exit 1
-}
-check() {  # check NAME COMMAND...: ok when the command succeeds
-  local name=$1
-  shift
-  if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
 
 T=$(mktemp -d /tmp/petricore-mariadb.XXXXXX)
 cleanup() {

@@ -39,10 +39,8 @@ if [ -z "$PETRICORE" ]; then
 fi
 [ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
 
-skip() {
-  echo "SKIPPED: $*"
-  exit 77
-}
+# shellcheck source=SCRIPTDIR/lib/tap.sh
+source "$(dirname "$0")/lib/tap.sh"
 why=$(prom_unavailable promtool jq python3)
 [ -z "$why" ] || skip "$why"
 "$PETRICORE" report --help 2>/dev/null | grep -q -- --accounting || skip "$PETRICORE has no report subcommand (with --accounting) yet"
@@ -50,22 +48,6 @@ why=$(prom_unavailable promtool jq python3)
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 export no_proxy='*' NO_PROXY='*'
 
-passed=0
-failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
-summary() { echo "$passed passed, $failed failed"; }
-bail() {
-  not_ok "$*"
-  summary
-  exit 1
-}
-# check DESCRIPTION COMMAND...: ok when COMMAND succeeds.
-check() {
-  local what=$1
-  shift
-  if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
 
 T=$(mktemp -d /tmp/petricore-promtest.XXXXXX) || bail "create a temp dir"
 cleanup() {

@@ -33,10 +33,8 @@ if [ -z "$PETRICORE" ]; then
   exit 2
 fi
 
-skip() {
-  echo "SKIPPED: $*"
-  exit 77
-}
+# shellcheck source=SCRIPTDIR/lib/tap.sh
+source "$(dirname "$0")/lib/tap.sh"
 
 [ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
 why=$(slurm_cgroup_unavailable)
@@ -50,17 +48,6 @@ done
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 export no_proxy='*' NO_PROXY='*'
 
-passed=0
-failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
-summary() { echo "$passed passed, $failed failed"; }
-# A setup step failed: later checks cannot run.
-bail() {
-  not_ok "$*"
-  summary
-  exit 1
-}
 
 T=$(mktemp -d /tmp/petricore-itest.XXXXXX) || bail "create a temp dir"
 PGW_PID='' PROM_PID='' COLLECT_PID='' SLEEP_PID=''

@@ -38,23 +38,11 @@ if [ -z "$PETRICORE" ]; then
   echo "usage: $0 PETRICORE_BINARY" >&2
   exit 2
 fi
-skip() {
-  echo "SKIPPED: $*"
-  exit 77
-}
+# shellcheck source=SCRIPTDIR/lib/tap.sh
+source "$(dirname "$0")/lib/tap.sh"
 why=$(slapd_unavailable)
 [ -z "$why" ] || skip "$why"
 
-passed=0
-failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
-summary() { echo "$passed passed, $failed failed"; }
-bail() {
-  not_ok "$*"
-  summary
-  exit 1
-}
 
 T=$(mktemp -d /tmp/petricore-slapd-test.XXXXXX) || bail "create a temp dir"
 PROBE_PID=''
