@@ -1,0 +1,1 @@
+#include "core/smtp_client.hpp"

@@ -1,0 +1,40 @@
+// A job's charts as data: which jobs_* metrics can be plotted, their titles
+// and units, one line per series (labelled by process name, by node and
+// core, or by node), the dashed "lowest expected" line on CPU percent, and
+// the two pies (user vs system time, CPU time per core). The drawing is
+// chart.hpp's; serve, report --pdf and the HTML page all build charts here.
+#pragma once
+
+#include "analysis/job_analyzer.hpp"
+#include "core/result.hpp"
+#include "render/chart.hpp"
+
+#include <string>
+#include <vector>
+
+namespace petricore::render {
+
+struct ChartMetric {
+  std::string metric;   // "jobs_cpu_percent"
+  std::string title;    // "CPU use"
+  std::string y_title;  // "CPU (% of one core)"
+};
+
+// Every metric /plot accepts, in the order the HTML page and the PDF show
+// them (CPU percent, memory, reads, writes first).
+const std::vector<ChartMetric>& chart_metrics();
+
+// At most this many lines in one chart; the rest are summed into "others"
+// or omitted (LineChart::omitted_lines says how many).
+constexpr std::size_t kMaxChartLines = 64;
+
+// The line chart of `metric` over the job's life. BadInput for a metric that
+// is not in chart_metrics(); NotFound when the job has no series of it.
+Result<LineChart> metric_chart(const analysis::JobReport& report, const std::string& metric);
+
+// User vs system CPU time (seconds). NotFound when neither is known.
+Result<PieChart> cpu_mode_pie(const analysis::JobReport& report);
+// CPU time per allocated core (seconds). NotFound when not known.
+Result<PieChart> cpu_core_pie(const analysis::JobReport& report);
+
+}  // namespace petricore::render

@@ -1,0 +1,1 @@
+#include "render/job_html.hpp"

@@ -1,0 +1,1 @@
+#include "render/pdf_report.hpp"
