@@ -1,0 +1,98 @@
+// Jobs with realistic series for the chart, PDF and HTML tests: built from
+// formulas, not recorded, so every value at every instant is known.
+#pragma once
+
+#include "analysis/job_analyzer.hpp"
+#include "analysis/job_usage.hpp"
+#include "analysis/rules.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace petricore::test {
+
+constexpr std::int64_t kSampleStart = 1'795'975'755;  // 2026-11-29T18:09:15Z
+
+// `count` samples every `step` seconds from kSampleStart, value = f(i).
+inline analysis::Series sample_series(std::map<std::string, std::string> labels, std::size_t count, double step,
+                                      const std::function<double(std::size_t)>& f) {
+  analysis::Series s;
+  s.labels = std::move(labels);
+  s.samples.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) s.samples.push_back({static_cast<double>(kSampleStart) + step * i, f(i)});
+  return s;
+}
+
+inline analysis::JobReport report_from(analysis::JobRecord record,
+                                       std::map<std::string, std::vector<analysis::Series>> metrics) {
+  analysis::JobReport report;
+  report.usage = analysis::summarize(std::move(record), std::move(metrics), std::nullopt);
+  report.findings = analysis::evaluate_rules(report.usage, {});
+  report.warning = analysis::has_warning(report.findings);
+  return report;
+}
+
+// Job 4242 of alice: 1 hour on 4 nodes (node01..node04) with 8 cores each,
+// sampled every 15 s (241 samples per series). Node n (1-based) runs at
+// 100 * (n + 1) % CPU (so 200, 300, 400, 500 %: far below the 3,200 % asked
+// for), its memory climbs linearly from 100 MB to 1,000 * n MB, it reads
+// 10 MB/min and writes n MB/min; threads: "solver" 8 per node, "bash" 1.
+inline analysis::JobReport four_node_job() {
+  analysis::JobRecord job;
+  job.job_id = job.raw_id = "4242";
+  job.name = "cfd-run";
+  job.user = "alice";
+  job.account = "def-alice";
+  job.partition = "cpu";
+  job.state = "COMPLETED";
+  job.start = kSampleStart;
+  job.end = kSampleStart + 3600;
+  job.time_limit_seconds = 4 * 3600;
+  job.alloc_cpus = 32;
+  job.alloc_mem_mb = 64000;
+  job.alloc_nodes = 4;
+  job.node_list = "node[01-04]";
+  job.billing = 32;
+  const std::size_t n = 241;
+  const double step = 15;
+  std::map<std::string, std::vector<analysis::Series>> m;
+  for (int node = 1; node <= 4; ++node) {
+    const std::string name = "node0" + std::to_string(node);
+    auto on = [&](std::map<std::string, std::string> extra = {}) {
+      extra["instance"] = name;
+      extra["slurm_job"] = "4242";
+      return extra;
+    };
+    const double percent = 100.0 * (node + 1);
+    m["jobs_cpu_percent"].push_back(sample_series(on(), n, step, [&](std::size_t) { return percent; }));
+    m["jobs_cpu_time_total"].push_back(
+        sample_series(on(), n, step, [&](std::size_t i) { return percent / 100 * step * i; }));
+    m["jobs_user_time"].push_back(
+        sample_series(on(), n, step, [&](std::size_t i) { return 0.9 * percent / 100 * step * i; }));
+    m["jobs_system_time"].push_back(
+        sample_series(on(), n, step, [&](std::size_t i) { return 0.1 * percent / 100 * step * i; }));
+    for (int core = 0; core < 8; ++core) {
+      m["jobs_cpu_time_core"].push_back(sample_series(on({{"core", std::to_string(core)}}), n, step,
+                                                      [&](std::size_t i) { return percent / 800 * step * i; }));
+    }
+    m["jobs_rss"].push_back(sample_series(
+        on(), n, step, [&](std::size_t i) { return 100 + (1000.0 * node - 100) * static_cast<double>(i) / (n - 1); }));
+    m["jobs_read_mb"].push_back(sample_series(on(), n, step, [&](std::size_t i) { return 10 * step * i / 60; }));
+    m["jobs_write_mb"].push_back(
+        sample_series(on(), n, step, [&](std::size_t i) { return node * step * static_cast<double>(i) / 60; }));
+    m["jobs_read_count"].push_back(sample_series(on(), n, step, [&](std::size_t i) { return 20.0 * i; }));
+    m["jobs_write_count"].push_back(sample_series(on(), n, step, [&](std::size_t i) { return 5.0 * i; }));
+    m["jobs_opened_files"].push_back(sample_series(on(), n, step, [&](std::size_t) { return 12; }));
+    m["jobs_uses_scratch"].push_back(sample_series(on(), n, step, [&](std::size_t) { return 0; }));
+    m["jobs_spawned_processes"].push_back(sample_series(on(), n, step, [&](std::size_t) { return 3; }));
+    m["jobs_thread_count"].push_back(sample_series(on({{"proc_name", "solver"}}), n, step, [](std::size_t) { return 8; }));
+    m["jobs_thread_count"].push_back(sample_series(on({{"proc_name", "bash"}}), n, step, [](std::size_t) { return 1; }));
+  }
+  return report_from(std::move(job), std::move(m));
+}
+
+}  // namespace petricore::test
