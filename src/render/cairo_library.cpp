@@ -20,6 +20,7 @@ CairoLibrary load() {
   so.resolve("cairo_image_surface_create_from_png_stream", lib.image_surface_create_from_png_stream);
   so.resolve("cairo_surface_write_to_png_stream", lib.surface_write_to_png_stream);
   so.resolve("cairo_svg_surface_create_for_stream", lib.svg_surface_create_for_stream);
+  so.resolve("cairo_svg_surface_set_document_unit", lib.svg_surface_set_document_unit);
   so.resolve("cairo_pdf_surface_create_for_stream", lib.pdf_surface_create_for_stream);
   so.resolve("cairo_pdf_surface_set_metadata", lib.pdf_surface_set_metadata);
   so.resolve("cairo_surface_flush", lib.surface_flush);
@@ -61,6 +62,8 @@ CairoLibrary load() {
   so.resolve("cairo_text_extents", lib.text_extents);
   so.resolve("cairo_font_extents", lib.font_extents);
   so.resolve("cairo_text_path", lib.text_path);
+  so.resolve("cairo_tag_begin", lib.tag_begin);
+  so.resolve("cairo_tag_end", lib.tag_end);
   return lib;
 }
 

@@ -25,6 +25,7 @@ struct CairoLibrary {
   decltype(&::cairo_image_surface_create_from_png_stream) image_surface_create_from_png_stream;
   decltype(&::cairo_surface_write_to_png_stream) surface_write_to_png_stream;
   decltype(&::cairo_svg_surface_create_for_stream) svg_surface_create_for_stream;
+  decltype(&::cairo_svg_surface_set_document_unit) svg_surface_set_document_unit;
   decltype(&::cairo_pdf_surface_create_for_stream) pdf_surface_create_for_stream;
   decltype(&::cairo_pdf_surface_set_metadata) pdf_surface_set_metadata;
   decltype(&::cairo_surface_flush) surface_flush;
@@ -69,6 +70,9 @@ struct CairoLibrary {
   decltype(&::cairo_text_extents) text_extents;
   decltype(&::cairo_font_extents) font_extents;
   decltype(&::cairo_text_path) text_path;
+  // PDF links (cairo >= 1.16)
+  decltype(&::cairo_tag_begin) tag_begin;
+  decltype(&::cairo_tag_end) tag_end;
 };
 
 // Loads libcairo.so.2 once per process (thread-safe). Throws

@@ -13,6 +13,7 @@
 
 #include <cairo.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,7 +26,7 @@ struct ChartPoint {
 };
 
 struct ChartLine {
-  std::string label;  // legend text: node, "node core 3", process name
+  std::string label;               // legend text: node, "node core 3", process name
   std::vector<ChartPoint> points;  // in time order
 };
 
@@ -49,6 +50,8 @@ struct PieSlice {
   double value = 0;  // >= 0; slices of 0 are listed in the legend, not drawn
 };
 
+// A pie whose slices add up to 0 (or that has none) shows "no CPU time
+// recorded" under its title; negative, NaN and infinite values count as 0.
 struct PieChart {
   std::string title;
   std::vector<PieSlice> slices;
@@ -58,17 +61,58 @@ struct PieChart {
 
 enum class ImageFormat { Png, Svg };
 
+// A line chart without any value shows "no data" in its (empty) axes; values
+// are clipped to +-1e300; points whose time is not finite are skipped.
+//
 // Drawing on any cairo context (image, SVG or PDF surface), inside the
 // rectangle (0, 0)-(width, height) of the current user space.
 void draw_line_chart(cairo_t* cr, const LineChart& chart, double width, double height);
 void draw_pie_chart(cairo_t* cr, const PieChart& chart, double width, double height);
 
-// A whole image file. Throws std::runtime_error when cairo cannot be loaded
-// or fails (the message names it).
+// A whole image file of width x height pixels (SVG: user units = CSS px).
+// Any size from 1 x 1 to kMaxImageSide on each side and kMaxImagePixels in
+// all is drawn (below about 120 x 80 without text); other sizes throw
+// std::invalid_argument (serve clamps requests before calling). Throws
+// std::runtime_error when cairo cannot be loaded or fails (the message names
+// it). SVG element ids carry a prefix made from a hash of the image, so
+// several charts can be inlined in one HTML page without clashing glyph ids.
+constexpr int kMaxImageSide = 8192;
+constexpr long kMaxImagePixels = 16L * 1024 * 1024;
 std::string line_chart_image(const LineChart& chart, ImageFormat format, int width, int height);
 std::string pie_chart_image(const PieChart& chart, ImageFormat format, int width, int height);
 
 // The MIME type of a format ("image/png", "image/svg+xml").
 const char* content_type(ImageFormat format);
+
+// The geometry the drawing uses, exposed for tests and for callers that put
+// marks over a chart.
+
+struct Rgb {
+  double r = 0, g = 0, b = 0;  // 0..1
+};
+
+// The colour of line `index` (and pie slice `index`): eight colours that
+// colour-blind readers can tell apart, repeating from the 9th (where lines
+// add a dash pattern).
+Rgb series_colour(std::size_t index);
+
+// The plot rectangle of a line chart drawn in (0, 0)-(width, height) of an
+// image surface, and the data range it shows. Text sizes come from the font;
+// on vector surfaces (unhinted metrics) the layout may differ by a pixel.
+struct PlotArea {
+  double left = 0, top = 0, width = 0, height = 0;  // user-space units
+  double t0 = 0, t1 = 1;                            // epoch seconds at the left and right edges
+  double v0 = 0, v1 = 1;                            // values at the bottom and top edges
+  double x_of(double time) const { return left + (time - t0) / (t1 - t0) * width; }
+  double y_of(double value) const { return top + height - (value - v0) / (v1 - v0) * height; }
+};
+PlotArea line_chart_plot_area(const LineChart& chart, double width, double height);
+
+// Where a pie chart's disc is. The first slice starts at 12 o'clock and the
+// slices follow clockwise.
+struct PieArea {
+  double cx = 0, cy = 0, radius = 0;  // user-space units
+};
+PieArea pie_chart_area(const PieChart& chart, double width, double height);
 
 }  // namespace petricore::render
