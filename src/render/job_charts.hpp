@@ -9,6 +9,7 @@
 #include "core/result.hpp"
 #include "render/chart.hpp"
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ struct ChartMetric {
   std::string y_title;  // "CPU (% of one core)"
 };
 
+// The name /plot gives the utilisation of the job's GPUs (from the GPU
+// exporter's series: AnalyzerOptions::gpu_utilization_metric), one line per GPU.
+inline constexpr const char* kGpuUtilization = "gpu_utilization";
+
 // Every metric /plot accepts, in the order the HTML page and the PDF show
 // them (CPU percent, memory, reads, writes first).
 const std::vector<ChartMetric>& chart_metrics();
@@ -30,7 +35,12 @@ constexpr std::size_t kMaxChartLines = 64;
 
 // The line chart of `metric` over the job's life. BadInput for a metric that
 // is not in chart_metrics(); NotFound when the job has no series of it.
+// For jobs_cpu_percent, the reference line is each node's share of the
+// cpu_efficiency warning level: threshold x allocated CPUs / nodes drawn.
 Result<LineChart> metric_chart(const analysis::JobReport& report, const std::string& metric);
+// The same with other thresholds than the report's own.
+Result<LineChart> metric_chart(const analysis::JobReport& report, const std::string& metric,
+                               const analysis::RuleThresholds& thresholds);
 
 // User vs system CPU time (seconds). NotFound when neither is known.
 Result<PieChart> cpu_mode_pie(const analysis::JobReport& report);

@@ -1,1 +1,251 @@
+#include "render/pdf_report.hpp"
+
+#include "sample_jobs.hpp"
+
 #include <catch2/catch.hpp>
+
+#include <unistd.h>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <string>
+
+using namespace petricore;
+
+namespace {
+
+bool ends_with_eof(const std::string& pdf) {
+  std::string tail = pdf.substr(pdf.size() > 16 ? pdf.size() - 16 : 0);
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
+  return tail.size() >= 5 && tail.compare(tail.size() - 5, 5, "%%EOF") == 0;
+}
+
+// "/Type /Page" objects, not "/Type /Pages".
+int page_objects(const std::string& pdf) {
+  int count = 0;
+  for (std::size_t at = pdf.find("/Type /Page"); at != std::string::npos; at = pdf.find("/Type /Page", at + 1))
+    if (pdf.compare(at, 12, "/Type /Pages") != 0) ++count;
+  return count;
+}
+
+bool have_tool(const char* name) {
+  return std::system((std::string("command -v ") + name + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+// The PDF in a temporary file, removed at the end of the scope.
+class TempPdf {
+ public:
+  explicit TempPdf(const std::string& bytes) {
+    char name[] = "/tmp/petricore-pdf-test-XXXXXX";
+    int fd = mkstemp(name);
+    REQUIRE(fd >= 0);
+    close(fd);
+    path_ = name;
+    std::ofstream(path_, std::ios::binary) << bytes;
+  }
+  ~TempPdf() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string run(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  for (std::size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  pclose(pipe);
+  return out;
+}
+
+int pdfinfo_pages(const TempPdf& pdf) {
+  std::smatch m;
+  std::string info = run("pdfinfo '" + pdf.path() + "' 2>&1");
+  if (!std::regex_search(info, m, std::regex("Pages:\\s+(\\d+)"))) FAIL("pdfinfo says: " << info);
+  return std::stoi(m[1]);
+}
+
+// pdftotext's text with every run of white space made one space, so wrapped
+// sentences read as one line.
+std::string pdf_text(const TempPdf& pdf, const char* options = "") {
+  std::string text = run(std::string("pdftotext ") + options + " '" + pdf.path() + "' - 2>&1");
+  std::string flat;
+  for (char c : text) {
+    bool space = c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f';
+    if (space && !flat.empty() && flat.back() == ' ') continue;
+    flat += space ? ' ' : c;
+  }
+  return flat;
+}
+
+// The text of page `page` alone (pdftotext separates pages with form feeds).
+std::string page_text(const TempPdf& pdf, int page) {
+  return pdf_text(pdf, ("-f " + std::to_string(page) + " -l " + std::to_string(page)).c_str());
+}
+
+bool poppler_missing() {
+  if (have_tool("pdfinfo") && have_tool("pdftotext")) return false;
+  WARN("poppler-utils (pdfinfo, pdftotext) not installed: the PDF's pages and text are not checked");
+  return true;
+}
+
+analysis::JobReport no_metrics_job() {
+  analysis::JobRecord job;
+  job.job_id = job.raw_id = "9001";
+  job.name = "oom";
+  job.user = "bob";
+  job.account = "def-bob";
+  job.partition = "cpu";
+  job.state = "OUT_OF_MEMORY";
+  job.start = test::kSampleStart;
+  job.end = test::kSampleStart + 40;
+  job.alloc_cpus = 4;
+  job.alloc_mem_mb = 2000;
+  job.alloc_nodes = 1;
+  job.node_list = "node07";
+  return test::report_from(std::move(job), {});
+}
+
+}  // namespace
+
+TEST_CASE("the four-node job's report is a PDF of summary, two chart pages and a pie page", "[pdf]") {
+  auto report = test::four_node_job();
+  REQUIRE_FALSE(report.findings.empty());
+  render::PdfOptions options;
+  options.generated_at = test::kSampleStart + 4000;
+  options.job_url = "https://petricore.example/jobs/4242";
+  std::string pdf = render::pdf_report(report, options);
+  CHECK(pdf.rfind("%PDF-", 0) == 0);
+  CHECK(ends_with_eof(pdf));
+  CHECK(page_objects(pdf) == 4);
+  CHECK(pdf.find("/URI (https://petricore.example/jobs/4242)") != std::string::npos);
+
+  if (poppler_missing()) return;
+  TempPdf file(pdf);
+  CHECK(pdfinfo_pages(file) == 4);
+  std::string info = run("pdfinfo '" + file.path() + "'");
+  CHECK(info.find("petricore report for job 4242") != std::string::npos);
+  CHECK(info.find("Creator:         petricore") != std::string::npos);
+
+  std::string text = pdf_text(file);
+  CHECK(text.find("Job 4242 \u2014 cfd-run") != std::string::npos);
+  CHECK(text.find("def-alice") != std::string::npos);
+  for (const auto& f : report.findings) {
+    INFO(f.message);
+    CHECK(text.find(f.message) != std::string::npos);
+    CHECK(text.find(f.advice) != std::string::npos);
+  }
+  CHECK(text.find("page 1 of 4") != std::string::npos);
+  CHECK(text.find("page 4 of 4") != std::string::npos);
+  CHECK(text.find("petricore \u00b7 job 4242") != std::string::npos);
+  // The charts' axis titles are text, not paths.
+  CHECK(text.find("CPU (% of one CPU)") != std::string::npos);
+  CHECK(text.find("Resident memory (MiB)") != std::string::npos);
+  CHECK(text.find("dashed line") != std::string::npos);
+
+  std::string page2 = page_text(file, 2), page3 = page_text(file, 3), page4 = page_text(file, 4);
+  CHECK(page2.find("CPU use of job 4242") != std::string::npos);
+  CHECK(page2.find("Resident memory of job 4242") != std::string::npos);
+  CHECK(page3.find("Data read of job 4242") != std::string::npos);
+  CHECK(page3.find("Data written of job 4242") != std::string::npos);
+  CHECK(page4.find("User vs system CPU time of job 4242") != std::string::npos);
+  CHECK(page4.find("CPU time per core of job 4242") != std::string::npos);
+}
+
+TEST_CASE("the fonts are embedded", "[pdf]") {
+  if (!have_tool("pdffonts")) {
+    WARN("pdffonts not installed");
+    return;
+  }
+  TempPdf file(render::pdf_report(test::four_node_job()));
+  std::string fonts = run("pdffonts '" + file.path() + "'");
+  INFO(fonts);
+  CHECK(fonts.find(" no ") == std::string::npos);  // the emb column
+  CHECK(fonts.find("yes") != std::string::npos);
+}
+
+TEST_CASE("a chart whose metric was not recorded is replaced by a sentence", "[pdf]") {
+  auto report = test::four_node_job();
+  report.usage.series.erase("jobs_write_mb");
+  if (poppler_missing()) return;
+  TempPdf file(render::pdf_report(report));
+  CHECK(pdfinfo_pages(file) == 4);
+  std::string page3 = page_text(file, 3);
+  CHECK(page3.find("Data read of job 4242") != std::string::npos);
+  CHECK(page3.find("No data written samples were recorded.") != std::string::npos);
+}
+
+TEST_CASE("a job without any metric still gets a PDF with its findings", "[pdf]") {
+  auto report = no_metrics_job();
+  REQUIRE(report.usage.no_metrics());
+  REQUIRE_FALSE(report.findings.empty());
+  std::string pdf = render::pdf_report(report);
+  CHECK(pdf.rfind("%PDF-", 0) == 0);
+  CHECK(ends_with_eof(pdf));
+  if (poppler_missing()) return;
+  TempPdf file(pdf);
+  CHECK(pdfinfo_pages(file) == 1);
+  std::string text = pdf_text(file);
+  CHECK(text.find("9001") != std::string::npos);
+  CHECK(text.find("OUT_OF_MEMORY") != std::string::npos);
+  for (const auto& f : report.findings) CHECK(text.find(f.message) != std::string::npos);
+  CHECK(text.find("page 1 of 1") != std::string::npos);
+}
+
+TEST_CASE("a job without findings says no problems were found", "[pdf]") {
+  auto report = test::four_node_job();
+  report.findings.clear();
+  if (poppler_missing()) return;
+  TempPdf file(render::pdf_report(report));
+  CHECK(page_text(file, 1).find("No problems found") != std::string::npos);
+}
+
+TEST_CASE("many long findings flow onto more pages, every footer counting them all", "[pdf]") {
+  auto report = test::four_node_job();
+  report.findings.clear();
+  for (int i = 0; i < 40; ++i) {
+    analysis::Finding f;
+    f.rule = "rule_" + std::to_string(i);
+    f.severity = static_cast<analysis::Severity>(i % 3);
+    f.message = "Finding number " + std::to_string(i) +
+                " is a long sentence about what was seen in the job, long enough to wrap over more than one "
+                "line of the page at this font size, which it does.";
+    f.advice = "Advice number " + std::to_string(i) +
+               " says what to do about it in two sentences. The second one is there to make the text longer still, "
+               "so that it wraps as well.";
+    report.findings.push_back(f);
+  }
+  std::string pdf = render::pdf_report(report);
+  int pages = page_objects(pdf);
+  CHECK(pages > 5);  // the findings alone need several pages, then 3 of charts
+  if (poppler_missing()) return;
+  TempPdf file(pdf);
+  REQUIRE(pdfinfo_pages(file) == pages);
+  std::string text = pdf_text(file);
+  for (const auto& f : report.findings) {
+    INFO(f.message);
+    CHECK(text.find(f.message) != std::string::npos);
+    CHECK(text.find(f.advice) != std::string::npos);
+  }
+  const std::string total = " of " + std::to_string(pages);
+  for (int page = 1; page <= pages; ++page) {
+    INFO("page " << page);
+    CHECK(page_text(file, page).find("page " + std::to_string(page) + total) != std::string::npos);
+  }
+  // The last finding ends before the charts, which still start on a page of their own.
+  CHECK(page_text(file, pages - 2).find("CPU use of job 4242") != std::string::npos);
+  CHECK(page_text(file, pages - 3).find("Finding number 39") != std::string::npos);
+}
+
+TEST_CASE("a job name that is not valid UTF-8 still makes a PDF", "[pdf]") {
+  auto report = test::four_node_job();
+  report.usage.job.name = "bad\xff\xc3name\twith tab";
+  std::string pdf = render::pdf_report(report);
+  CHECK(ends_with_eof(pdf));
+  if (poppler_missing()) return;
+  TempPdf file(pdf);
+  CHECK(page_text(file, 1).find("bad??name with tab") != std::string::npos);
+}
