@@ -180,6 +180,7 @@ Result<JobReport> JobAnalyzer::analyze(const JobId& id) {
 
   JobReport report;
   report.usage = summarize(std::move(record.value()), std::move(by_metric), std::move(gpu_utilization));
+  report.thresholds = options_.thresholds;
   report.findings = evaluate_rules(report.usage, options_.thresholds);
   report.warning = has_warning(report.findings);
 

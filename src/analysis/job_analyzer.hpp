@@ -23,6 +23,10 @@ struct JobReport {
   JobUsage usage;
   std::vector<Finding> findings;
   bool warning = false;  // has_warning(findings)
+  // The thresholds the findings were evaluated with ([rules]): renderers
+  // draw and print the same levels (the JSON's lowest_expected_usage, the
+  // charts' dashed line).
+  RuleThresholds thresholds;
 };
 
 struct AnalyzerOptions {

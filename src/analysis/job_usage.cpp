@@ -243,7 +243,10 @@ JobUsage summarize(JobRecord job, std::map<std::string, std::vector<Series>> ser
 
   usage.threads_max = thread_maxima(series_of(series, "jobs_thread_count"));
   usage.gpus = gpus_per_node(series_of(series, "jobs_gpus_used"));
-  if (gpu_utilization) usage.gpu_utilization_max = max_over_all(*gpu_utilization);
+  if (gpu_utilization) {
+    usage.gpu_utilization_max = max_over_all(*gpu_utilization);
+    usage.gpu_utilization_series = std::move(*gpu_utilization);
+  }
 
   usage.series = std::move(series);
   return usage;

@@ -56,6 +56,9 @@ struct JobUsage {
   // Max over the job of the GPUs' utilisation (percent); absent when no
   // utilisation series exist for them.
   std::optional<double> gpu_utilization_max;
+  // Those utilisation series themselves (percent; labels as the GPU exporter
+  // sets them), for the charts.
+  std::vector<Series> gpu_utilization_series;
 
   // The raw series by metric name, kept for charts.
   std::map<std::string, std::vector<Series>> series;

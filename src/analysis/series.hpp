@@ -2,6 +2,7 @@
 // (time, value) samples in time order.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,5 +24,12 @@ struct Series {
     return it == labels.end() ? empty : it->second;
   }
 };
+
+// Reduces `samples` to at most `max_points` (>= 2) that keep the shape a
+// chart shows: the samples are cut into max_points / 2 runs of consecutive
+// samples and each run keeps its lowest and its highest sample, in time
+// order, so peaks and dips survive. NaN values are dropped first. Does
+// nothing when there are already few enough samples.
+void downsample(std::vector<Sample>& samples, std::size_t max_points);
 
 }  // namespace petricore::analysis

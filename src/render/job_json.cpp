@@ -84,7 +84,7 @@ json::object alloc_tres(const analysis::JobRecord& job) {
   };
 }
 
-json::object cpu(const JobUsage& usage) {
+json::object cpu(const JobUsage& usage, double cpu_efficiency_warning) {
   double core_total = 0;
   for (const auto& core : usage.cpu_time_core) core_total += core.seconds;
   json::array time_core;
@@ -95,7 +95,7 @@ json::object cpu(const JobUsage& usage) {
         {"core", core.core}, {"time", number(core.seconds)}, {"unit", "s"}, {"percent_of_total", std::move(share)}});
   }
   // The cpu_efficiency warning level, in % of one CPU for the whole job.
-  double lowest_expected = analysis::RuleThresholds{}.cpu_efficiency_warning * usage.job.alloc_cpus;
+  double lowest_expected = cpu_efficiency_warning * usage.job.alloc_cpus;
   return {
       {"available", amount(usage.job.alloc_cpus, "cores")},
       {"used", amount(usage.cpu_time_core.empty() ? json::value(nullptr) : json::value(usage.cores_used), "cores")},
@@ -175,7 +175,7 @@ json::object document(const analysis::JobReport& report) {
       {"uses_scratch", usage.uses_scratch},
       {"alloc_tres", alloc_tres(job)},
       {"threads", std::move(threads)},
-      {"cpu", cpu(usage)},
+      {"cpu", cpu(usage, report.thresholds.cpu_efficiency_warning)},
       {"ram", ram(usage)},
       {"gpu", {{"alloc_gpu", std::move(gpus)}}},
       {"io", io(usage)},

@@ -2,6 +2,7 @@
 
 #include "analysis/job_id.hpp"
 #include "core/log.hpp"
+#include "render/job_html.hpp"
 #include "render/text_format.hpp"
 #include "sources/accounting.hpp"
 #include "sources/directory.hpp"
@@ -86,6 +87,8 @@ std::string ServerMetrics::render() const {
                               MetricType::Counter, static_cast<double>(stats.evictions)));
     families.push_back(single("petricore_cache_entries", "Job analyses in the result cache", MetricType::Gauge,
                               static_cast<double>(stats.entries)));
+    families.push_back(single("petricore_cache_bytes", "Approximate bytes held by the result cache's analyses",
+                              MetricType::Gauge, static_cast<double>(stats.bytes)));
   }
   return prometheus::TextSerializer().Serialize(families);
 }
@@ -141,32 +144,6 @@ HttpResponse not_finished(const std::string& id, const std::string& state) {
                              "; its mail exists once it ends");
 }
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  for (char c : valid_utf8(text)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 bool plausible_host(std::string_view host) {
   if (host.empty() || host.size() > 255) return false;
   return std::all_of(host.begin(), host.end(), [](char c) {
@@ -202,7 +179,8 @@ Api::Api(ApiOptions options, ApiBackends backends, Authorizer& authorizer, Resul
       backends_(std::move(backends)),
       authorizer_(authorizer),
       cache_(cache),
-      metrics_(metrics) {
+      metrics_(metrics),
+      rendered_(options_.rendered_cache_bytes) {
   while (!options_.public_url.empty() && options_.public_url.back() == '/') options_.public_url.pop_back();
   if (!backends_.uid_of) backends_.uid_of = system_uid;
 }
@@ -222,6 +200,22 @@ void Api::add_routes(Router& router) {
   router.get(
       {"/mail/{jobid}", "The job-end mail of a finished job, as text (409 while it runs).", "/mail/12345", false},
       [this](const HttpRequest& request, const RouteParams& p) { return mail(request, p.at("jobid")); });
+  router.get({"/jobs/{jobid}", "A job's page: summary, findings with advice, the charts (HTML).", "/jobs/12345", false},
+             [this](const HttpRequest& request, const RouteParams& p) { return job_page(request, p.at("jobid")); });
+  router.get({"/jobs/", "The index page's job form: ?id=JOBID redirects to /jobs/JOBID.", "", true},
+             [this](const HttpRequest& request, const RouteParams&) { return job_form(request); });
+  router.get({"/plot/{jobid}/{metric}",
+              "A line chart of one jobs_* metric over the job's life, one line per series (PNG; ?format=svg, "
+              "?width=, ?height=).",
+              "/plot/12345/jobs_cpu_percent", false},
+             [this](const HttpRequest& request, const RouteParams& p) {
+               return plot(request, p.at("jobid"), p.at("metric"));
+             });
+  router.get({"/pie/{jobid}/", "A pie of user vs system CPU time (PNG; ?of=cores: CPU time per core; ?format=svg).",
+              "/pie/12345/", false},
+             [this](const HttpRequest& request, const RouteParams& p) { return pie(request, p.at("jobid")); });
+  router.get({"/pdf/{jobid}", "The job's PDF report: summary, findings, charts and pies (A4).", "/pdf/12345", false},
+             [this](const HttpRequest& request, const RouteParams& p) { return pdf(request, p.at("jobid")); });
   router.get({"/metrics", "This server's own metrics (Prometheus text format).", "/metrics", true},
              [this](const HttpRequest& request, const RouteParams&) { return metrics(request); });
   router.get({"/healthz", "Liveness: 200 \"ok\".", "/healthz", true},
@@ -430,26 +424,22 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
 HttpResponse Api::index(const HttpRequest& request, const Router& router) {
   Identity who;
   authorizer_.identify(request, who);  // only to fill in the example user
-  const std::string base = base_url(request);
   const std::string example_user = who.authenticated ? who.user : "alice";
-  std::string html =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>petricore</title></head>\n<body>\n"
-      "<h1>petricore</h1>\n<p>How Slurm jobs used the resources they asked for. All routes are GET; errors are "
-      "JSON <code>{\"error\": \"...\"}</code> with their HTTP status.</p>\n<table>\n"
-      "<tr><th>route</th><th>answer</th><th>example</th></tr>\n";
+  // A job this server has analysed makes the examples work here.
+  std::string example_job = cache_.recent_finished_key();
+  if (example_job.empty()) example_job = "12345";
+  render::IndexPage page;
+  page.base_url = base_url(request);
   for (const auto& route : router.routes()) {
     std::string example = route.example;
     if (auto at = example.find("{user}"); at != std::string::npos) example.replace(at, 6, example_user);
-    std::string link = base + example;
-    html += "<tr><td><code>" + html_escape(route.pattern) + "</code></td><td>" + html_escape(route.description) +
-            "</td><td>" +
-            (example.empty() ? std::string() : "<a href=\"" + html_escape(link) + "\">" + html_escape(link) + "</a>") +
-            "</td></tr>\n";
+    if (auto at = example.find("12345"); at != std::string::npos) example.replace(at, 5, example_job);
+    page.routes.push_back({route.pattern, route.description, example.empty() ? "" : page.base_url + example});
   }
-  html += "</table>\n</body>\n</html>\n";
   HttpResponse response;
   response.content_type = "text/html; charset=utf-8";
-  response.body = std::move(html);
+  response.body = render::index_html(page);
+  response.headers.push_back({"Cache-Control", "no-store"});
   return response;
 }
 

@@ -12,6 +12,7 @@
 #include "core/result.hpp"
 #include "serve/auth.hpp"
 #include "serve/http_types.hpp"
+#include "serve/rendered_cache.hpp"
 #include "serve/result_cache.hpp"
 #include "serve/router.hpp"
 
@@ -54,6 +55,8 @@ struct ApiOptions {
   // Analyses a user summary may start in one request are stopped after this
   // long (the rest come from the cache on later requests).
   double user_summary_budget_seconds = 10;
+  // Finished jobs' charts, PDFs and pages kept after drawing (bytes).
+  std::size_t rendered_cache_bytes = std::size_t{64} << 20;
 };
 
 struct ApiBackends {
@@ -88,6 +91,16 @@ class Api {
   HttpResponse job_usage(const HttpRequest& request, const std::string& job_id);
   HttpResponse user(const HttpRequest& request, const std::string& user_name);
   HttpResponse mail(const HttpRequest& request, const std::string& job_id);
+  // api_pages.cpp: the drawn and HTML faces of a job.
+  // ?format=png|svg (default png), ?width=200..4000 and ?height=150..3000
+  // pixels (default 900 x 450).
+  HttpResponse plot(const HttpRequest& request, const std::string& job_id, const std::string& metric);
+  // ?of=mode (user vs system time, the default) | cores (CPU time per core).
+  HttpResponse pie(const HttpRequest& request, const std::string& job_id);
+  HttpResponse pdf(const HttpRequest& request, const std::string& job_id);
+  HttpResponse job_page(const HttpRequest& request, const std::string& job_id);
+  // /jobs/?id=123: the index page's form; a 303 to /jobs/123.
+  HttpResponse job_form(const HttpRequest& request);
   HttpResponse metrics(const HttpRequest& request);
   HttpResponse healthz(const HttpRequest& request);
 
@@ -103,12 +116,16 @@ class Api {
   CachedReportPtr load_job(const HttpRequest& request, const std::string& job_id, bool finished_only,
                            std::optional<HttpResponse>& refusal);
   Result<CachedReportPtr> analyse(const analysis::JobId& id);
+  // The finished job's file under `key` from the rendered cache, else
+  // draw() it (and keep it when the job has finished).
+  RenderedFile rendered(const CachedReport& entry, const std::string& key, const std::function<std::string()>& draw);
 
   ApiOptions options_;
   ApiBackends backends_;
   Authorizer& authorizer_;
   ResultCache& cache_;
   ServerMetrics& metrics_;
+  RenderedCache rendered_;
 };
 
 }  // namespace petricore::serve

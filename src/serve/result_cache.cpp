@@ -1,24 +1,40 @@
 #include "serve/result_cache.hpp"
 
+#include "analysis/series.hpp"
+
 #include <exception>
 #include <utility>
 
 namespace petricore::serve {
 
-ResultCache::ResultCache(std::size_t capacity, double running_ttl_seconds)
+ResultCache::ResultCache(std::size_t capacity, double running_ttl_seconds, std::size_t max_bytes)
     : capacity_(capacity),
       running_ttl_(std::chrono::duration_cast<Clock::duration>(
-          std::chrono::duration<double>(running_ttl_seconds > 0 ? running_ttl_seconds : 0))) {}
+          std::chrono::duration<double>(running_ttl_seconds > 0 ? running_ttl_seconds : 0))),
+      max_bytes_(max_bytes) {}
 
 CachedReportPtr ResultCache::make_entry(analysis::JobReport report,
                                         const std::function<std::string(const analysis::JobReport&)>& render) {
   auto entry = std::make_shared<CachedReport>();
   entry->json = render(report);
-  // Keep which metrics and label sets exist (renderers ask "was it
-  // measured?"), drop the samples, which are the bulk.
+  // Rough but proportional: the samples are the bulk; a map node costs
+  // about 64 bytes beyond its strings.
+  std::size_t bytes = sizeof(CachedReport) + entry->json.size();
   for (auto& [metric, list] : report.usage.series) {
-    for (auto& series : list) std::vector<analysis::Sample>().swap(series.samples);
+    bytes += metric.size() + 64;
+    for (auto& series : list) {
+      analysis::downsample(series.samples, kChartSamples);
+      series.samples.shrink_to_fit();
+      bytes += sizeof(analysis::Series) + series.samples.size() * sizeof(analysis::Sample);
+      for (const auto& [name, value] : series.labels) bytes += name.size() + value.size() + 64;
+    }
   }
+  for (auto& series : report.usage.gpu_utilization_series) {
+    analysis::downsample(series.samples, kChartSamples);
+    series.samples.shrink_to_fit();
+    bytes += sizeof(analysis::Series) + series.samples.size() * sizeof(analysis::Sample);
+  }
+  entry->bytes = bytes;
   entry->report = std::move(report);
   return entry;
 }
@@ -27,6 +43,7 @@ CachedReportPtr ResultCache::find_locked(const std::string& key, Clock::time_poi
   auto it = index_.find(key);
   if (it == index_.end()) return nullptr;
   if (it->second->expires <= now) {
+    bytes_ -= it->second->value->bytes;
     lru_.erase(it->second);
     index_.erase(it);
     return nullptr;
@@ -42,15 +59,21 @@ void ResultCache::put_locked(const std::string& key, CachedReportPtr entry, Cloc
     if (running_ttl_ <= Clock::duration::zero()) return;
     expires = now + running_ttl_;
   }
+  if (entry->bytes > max_bytes_) return;
   if (auto it = index_.find(key); it != index_.end()) {
+    bytes_ -= it->second->value->bytes;
+    bytes_ += entry->bytes;
     it->second->value = std::move(entry);
     it->second->expires = expires;
     lru_.splice(lru_.begin(), lru_, it->second);
-    return;
+  } else {
+    bytes_ += entry->bytes;
+    lru_.push_front({key, std::move(entry), expires});
+    index_[key] = lru_.begin();
   }
-  lru_.push_front({key, std::move(entry), expires});
-  index_[key] = lru_.begin();
-  while (lru_.size() > capacity_) {
+  // The entry just put is at the front and fits alone, so this stops before it.
+  while (lru_.size() > capacity_ || bytes_ > max_bytes_) {
+    bytes_ -= lru_.back().value->bytes;
     index_.erase(lru_.back().key);
     lru_.pop_back();
     ++evictions_;
@@ -107,9 +130,17 @@ Result<CachedReportPtr> ResultCache::get_or_compute(const std::string& key, cons
   return std::move(*result);
 }
 
+std::string ResultCache::recent_finished_key() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& entry : lru_) {
+    if (entry.value->finished()) return entry.key;
+  }
+  return "";
+}
+
 CacheStats ResultCache::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return {hits_, misses_, evictions_, lru_.size()};
+  return {hits_, misses_, evictions_, lru_.size(), bytes_};
 }
 
 }  // namespace petricore::serve

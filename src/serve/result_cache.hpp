@@ -8,10 +8,13 @@
 //  * Failures are never kept: Prometheus may be back on the next request.
 //  * Concurrent requests for the same job wait for one analysis instead of
 //    each starting their own.
-//  * The series' samples are dropped before a report is kept (their metric
-//    names and label sets stay): the JSON is rendered before, the mail needs
-//    only the aggregates, and a long multi-node job's samples can weigh
-//    megabytes (a chart cache, if charts come, needs its own byte bound).
+//  * The series' samples are kept for the charts, reduced to at most
+//    kChartSamples per series (analysis::downsample keeps each run's lowest
+//    and highest sample, so peaks survive): a chart is about 900 pixels
+//    wide. A long multi-node job still weighs megabytes, so the cache is
+//    bounded in bytes as well as in entries: the least recently used entries
+//    go until both bounds hold (an entry larger than the whole byte bound is
+//    not kept at all).
 #pragma once
 
 #include "analysis/job_analyzer.hpp"
@@ -33,8 +36,9 @@
 namespace petricore::serve {
 
 struct CachedReport {
-  analysis::JobReport report;  // series without their samples
+  analysis::JobReport report;  // series with at most kChartSamples samples each
   std::string json;            // render::job_json(report), rendered once
+  std::size_t bytes = 0;       // approximate memory held (samples, labels, JSON)
   bool finished() const { return report.usage.job.finished(); }
 };
 using CachedReportPtr = std::shared_ptr<const CachedReport>;
@@ -44,13 +48,19 @@ struct CacheStats {
   std::uint64_t misses = 0;
   std::uint64_t evictions = 0;
   std::size_t entries = 0;
+  std::size_t bytes = 0;
 };
+
+// Samples kept per series in a cached report.
+constexpr std::size_t kChartSamples = 1000;
 
 class ResultCache {
  public:
   using Clock = std::chrono::steady_clock;
+  // `capacity` entries and `max_bytes` bytes at most (CachedReport::bytes);
   // `capacity` 0 disables caching (every request is analysed).
-  explicit ResultCache(std::size_t capacity, double running_ttl_seconds = 5);
+  explicit ResultCache(std::size_t capacity, double running_ttl_seconds = 5,
+                       std::size_t max_bytes = std::size_t{256} << 20);
 
   // The cached entry for `key`, or nullptr. Counts a hit when found; misses
   // are counted when an analysis runs (get_or_compute), so a request that is
@@ -68,7 +78,12 @@ class ResultCache {
 
   CacheStats stats() const;
 
-  // Builds an entry: drops the series, renders the JSON with `render`.
+  // The id of the most recently used finished job in the cache, or "" (the
+  // index page's example links use it, so they work on this host).
+  std::string recent_finished_key() const;
+
+  // Builds an entry: renders the JSON with `render`, then downsamples the
+  // series to kChartSamples and counts the bytes.
   static CachedReportPtr make_entry(analysis::JobReport report,
                                     const std::function<std::string(const analysis::JobReport&)>& render);
 
@@ -88,6 +103,8 @@ class ResultCache {
 
   const std::size_t capacity_;
   const Clock::duration running_ttl_;
+  const std::size_t max_bytes_;
+  std::size_t bytes_ = 0;
   mutable std::mutex mutex_;
   std::condition_variable flight_done_;
   std::list<Entry> lru_;  // front = most recently used

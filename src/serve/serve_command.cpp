@@ -148,12 +148,13 @@ int run_serve(const ServeOptions& options) {
   auth.admin_group = options.admin_group;
   Authorizer authorizer(auth, directory.get());
 
-  ResultCache cache(options.cache_entries);
+  ResultCache cache(options.cache_entries, 5, options.cache_mb << 20);
   ServerMetrics metrics(&cache);
 
   ApiOptions api_options;
   api_options.public_url = options.public_url;
   api_options.user_recent_jobs = options.user_recent_jobs;
+  api_options.rendered_cache_bytes = options.rendered_cache_mb << 20;
   ApiBackends backends;
   backends.accounting = accounting.get();
   backends.directory = directory.get();

@@ -16,15 +16,17 @@ struct ServeOptions {
   std::string auth = "none";              // none | header
   std::string auth_header = "X-Remote-User";
   std::vector<std::string> trusted_proxies{"127.0.0.1", "::1"};  // addresses allowed to set auth_header
-  std::vector<std::string> admins;        // user names that read everything
-  std::string admin_group;                // LDAP group whose members read everything
-  std::size_t threads = 2;                // I/O threads
+  std::vector<std::string> admins;                               // user names that read everything
+  std::string admin_group;                                       // LDAP group whose members read everything
+  std::size_t threads = 2;                                       // I/O threads
   std::size_t workers = 4;                // threads for blocking work (Prometheus, DB, LDAP, sacct)
   std::size_t cache_entries = 1000;       // finished jobs' results kept
+  std::size_t cache_mb = 256;             // ... and the memory they may hold (samples for charts)
+  std::size_t rendered_cache_mb = 64;     // finished jobs' drawn charts, PDFs and pages
   std::size_t max_request_bytes = 16384;  // request line + headers
   std::size_t max_header_count = 64;
   double idle_timeout_seconds = 30;
-  std::size_t user_recent_jobs = 20;      // jobs in /api/v1/users/<u>'s summary
+  std::size_t user_recent_jobs = 20;  // jobs in /api/v1/users/<u>'s summary
 };
 
 // Validates (throws collect-style UsageError equivalents as std::invalid_argument

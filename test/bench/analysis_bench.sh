@@ -126,4 +126,18 @@ echo "serve: first $URL: HTTP ${first_serve% *} in $(awk -v s="${first_serve#* }
 wrk -t2 -c32 -d10s --latency "$URL" >"$T/wrk.txt" 2>&1
 echo "serve: cached answer under wrk -t2 -c32 -d10s:"
 grep -E 'Requests/sec|Latency  |  50%|  99%|Non-2xx|Socket errors' "$T/wrk.txt" | sed 's/^/    /'
+
+# --- charts (issue 4): the first /plot and /pdf of the cached job (drawn),
+# then /plot under wrk (drawn once, then from the rendered cache). Targets:
+# /plot >= 500 req/s; the PDF of this 1-hour 4-node job <= 500 ms (the
+# drawing alone is timed by render_bench).
+BASE="http://127.0.0.1:$SERVE_PORT"
+for route in "/plot/$JOB/jobs_cpu_percent" "/pie/$JOB/" "/pdf/$JOB" "/jobs/$JOB"; do
+  first=$(curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}' --max-time 10 "$BASE$route")
+  read -r code secs size <<<"$first"
+  echo "serve: first $route: HTTP $code in $(awk -v s="$secs" 'BEGIN { printf "%.1f", s * 1000 }') ms, $size bytes"
+done
+wrk -t2 -c32 -d10s --latency "$BASE/plot/$JOB/jobs_cpu_percent" >"$T/wrk-plot.txt" 2>&1
+echo "serve: /plot/$JOB/jobs_cpu_percent under wrk -t2 -c32 -d10s (target >= 500 req/s):"
+grep -E 'Requests/sec|Latency  |  50%|  99%|Non-2xx|Socket errors' "$T/wrk-plot.txt" | sed 's/^/    /'
 echo "serve: RSS after the run: $(awk '/VmRSS|VmHWM/ { printf "%s %.1f MiB  ", $1, $2 / 1024 }' "/proc/$SERVE_PID/status")"

@@ -1,3 +1,211 @@
-#!/usr/bin/env bash
-echo "SKIPPED: not written yet"
-exit 77
+#!/bin/bash
+# Functions are called through the EXIT trap:
+# shellcheck disable=SC2317
+# The drawn faces of a job from a REAL `petricore serve` and `report --pdf`
+# over a REAL Prometheus (Debian's prometheus 2.42) holding a FINISHED
+# 4-node job (lib/synthetic_jobs.py job A, backfilled with promtool; its
+# values are documented in prometheus_analysis_test.sh):
+#
+#   * /plot/<id>/<metric>: a PNG of the requested size that is not blank
+#     (lib/png_info.py decodes it), SVG with ?format=svg that parses as XML,
+#     bad sizes/formats/metrics -> 400, a metric the job lacks -> 404;
+#   * /pie/<id>/ (user vs system) and ?of=cores;
+#   * /pdf/<id> and `report <id> --pdf FILE`: pdfinfo's page count, pdftotext
+#     holds the job id, every finding's message, the axis titles and the
+#     "page N of M" footers, pdffonts shows every font embedded;
+#   * /jobs/<id> (HTML), /jobs/?id=<id> -> 303, / links to the job.
+#
+# The PNGs, the PDF and its pages as PNG are kept in $PETRICORE_ARTIFACTS
+# (meson sets it to build/test/artifacts) for people to look at.
+#
+# Usage: charts_test.sh PETRICORE_BINARY
+# Prints "ok - ..." / "not ok - ..." per check and "N passed, M failed";
+# exits 0 when all passed, 1 otherwise, 77 with "SKIPPED: <why>" when
+# prometheus, promtool, curl, jq, python3 or poppler-utils are missing.
+# KEEP=1 keeps the temp dir.
+set -u
+# shellcheck source=SCRIPTDIR/lib/prometheus.sh
+source "$(dirname "$0")/lib/prometheus.sh"
+
+PETRICORE=${1:-}
+if [ -z "$PETRICORE" ]; then
+  echo "usage: $0 PETRICORE_BINARY" >&2
+  exit 2
+fi
+[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
+LIB=$(cd "$(dirname "$0")/lib" && pwd)
+
+# shellcheck source=SCRIPTDIR/lib/tap.sh
+source "$LIB/tap.sh"
+why=$(prom_unavailable promtool jq python3 pdfinfo pdftotext pdffonts pdftoppm)
+[ -z "$why" ] || skip "$why"
+
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+export no_proxy='*' NO_PROXY='*'
+# Clock times on the charts' time axis are in this zone.
+export TZ=UTC
+
+T=$(mktemp -d /tmp/petricore-charttest.XXXXXX) || bail "create a temp dir"
+ART=${PETRICORE_ARTIFACTS:-$T/artifacts}
+mkdir -p "$ART" || bail "create $ART"
+SERVE_PID=''
+cleanup() {
+  if [ -n "$SERVE_PID" ]; then
+    kill -TERM "$SERVE_PID" 2>/dev/null
+    wait "$SERVE_PID" 2>/dev/null
+  fi
+  prom_stop
+  if [ "$failed" -gt 0 ] && [ -f "$T/serve.log" ]; then
+    echo "--- last lines of $T/serve.log:" >&2
+    tail -n 15 "$T/serve.log" >&2
+  fi
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+JOB=$(((RANDOM * 32768 + RANDOM) % 9000000 + 1000000))
+END=$((($(date +%s) - 3 * 3600) / 15 * 15))
+START=$((END - 3600))
+python3 "$LIB/synthetic_jobs.py" "$JOB" "$((JOB + 1))" "$START" "$END" >"$T/data.om"
+prom_backfill "$T/data.om" "$T/tsdb" || bail "backfill the synthetic jobs"
+prom_start "$T" "$T/tsdb" || bail "start prometheus"
+
+port=$(prom_free_port)
+URL=http://127.0.0.1:$port
+"$PETRICORE" --log-level info serve --listen "127.0.0.1:$port" --prometheus "$PROM_URL" --accounting prometheus \
+  </dev/null >"$T/serve.log" 2>&1 &
+SERVE_PID=$!
+for _ in $(seq 1 100); do curl -sf --max-time 1 -o /dev/null "$URL/healthz" && break; sleep 0.1; done
+curl -sf --max-time 1 -o /dev/null "$URL/healthz" || bail "serve answers on $URL"
+ok "serve ready on $URL over prometheus $PROM_URL"
+
+# get PATH OUT: the body in OUT; prints "STATUS CONTENT-TYPE".
+get() {
+  curl -s --max-time 30 -o "$2" -w '%{http_code} %{content_type}' "$URL$1"
+}
+# png_is NAME FILE WIDTH HEIGHT: the PNG has that size and is not blank.
+png_is() {
+  local info w h colours nonwhite
+  info=$(python3 "$LIB/png_info.py" "$2" 2>&1)
+  read -r w h colours nonwhite <<<"$info"
+  if [ "$w" = "$3" ] && [ "$h" = "$4" ] && [ "${colours:-0}" -ge 4 ] &&
+    awk -v f="${nonwhite:-0}" 'BEGIN { exit !(f > 0.01 && f < 0.95) }'; then
+    ok "$1: ${w}x${h} PNG, $colours colours, $nonwhite of the pixels not white"
+  else
+    not_ok "$1: expected a ${3}x${4} PNG that is not blank, got: $info"
+  fi
+}
+# status_is NAME PATH STATUS: the answer's status (and a JSON error for 4xx).
+status_is() {
+  local got
+  got=$(get "$2" "$T/status.out")
+  if [ "${got%% *}" = "$3" ] && { [ "$3" -lt 400 ] || jq -e '.error | length > 0' "$T/status.out" >/dev/null 2>&1; }; then
+    ok "$1: $3"
+  else
+    not_ok "$1: got '$got' ($(head -c 200 "$T/status.out")), expected $3"
+  fi
+}
+
+# --- line charts
+got=$(get "/plot/$JOB/jobs_cpu_percent" "$ART/plot-cpu.png")
+[ "$got" = "200 image/png" ] && ok "/plot cpu_percent: 200 image/png" || not_ok "/plot cpu_percent: got '$got'"
+png_is "/plot cpu_percent" "$ART/plot-cpu.png" 900 450
+got=$(get "/plot/$JOB/jobs_rss?width=1200&height=600" "$ART/plot-rss.png")
+[ "$got" = "200 image/png" ] && ok "/plot rss 1200x600: 200" || not_ok "/plot rss 1200x600: got '$got'"
+png_is "/plot rss sized" "$ART/plot-rss.png" 1200 600
+get "/plot/$JOB/jobs_thread_count" "$ART/plot-threads.png" >/dev/null
+png_is "/plot thread_count (one line per process name and node)" "$ART/plot-threads.png" 900 450
+get "/plot/$JOB/jobs_cpu_time_core" "$ART/plot-cores.png" >/dev/null
+png_is "/plot cpu_time_core (16 lines)" "$ART/plot-cores.png" 900 450
+
+got=$(get "/plot/$JOB/jobs_write_mb?format=svg" "$ART/plot-write.svg")
+[ "$got" = "200 image/svg+xml" ] && ok "/plot ?format=svg: 200 image/svg+xml" || not_ok "/plot ?format=svg: got '$got'"
+if python3 -c 'import sys, xml.etree.ElementTree as E
+root = E.parse(sys.argv[1]).getroot()
+sys.exit(0 if root.tag.endswith("svg") else 1)' "$ART/plot-write.svg" 2>"$T/svg.err"; then
+  ok "the SVG parses as XML with an <svg> root"
+else
+  not_ok "the SVG parses as XML: $(head -c 200 "$T/svg.err")"
+fi
+
+status_is "/plot with width=5" "/plot/$JOB/jobs_rss?width=5" 400
+status_is "/plot with format=gif" "/plot/$JOB/jobs_rss?format=gif" 400
+status_is "/plot of a metric that is not a jobs_* chart" "/plot/$JOB/node_load1" 400
+status_is "/plot of GPU utilisation of a job without GPUs" "/plot/$JOB/gpu_utilization" 404
+# Job B holds GPUs 0 and 1 of gpu1, idle: one line per GPU.
+got=$(get "/plot/$((JOB + 1))/gpu_utilization" "$ART/plot-gpu.png")
+[ "$got" = "200 image/png" ] && ok "/plot gpu_utilization of the GPU job: 200 image/png" ||
+  not_ok "/plot gpu_utilization of the GPU job: got '$got'"
+png_is "/plot gpu_utilization" "$ART/plot-gpu.png" 900 450
+status_is "/plot of an unknown job" "/plot/999999999/jobs_rss" 404
+status_is "/plot of an invalid job id" "/plot/12x/jobs_rss" 400
+
+# --- pies
+got=$(get "/pie/$JOB/" "$ART/pie-mode.png")
+[ "$got" = "200 image/png" ] && ok "/pie: 200 image/png" || not_ok "/pie: got '$got'"
+png_is "/pie user vs system" "$ART/pie-mode.png" 900 450
+get "/pie/$JOB/?of=cores&width=600&height=600" "$ART/pie-cores.png" >/dev/null
+png_is "/pie ?of=cores" "$ART/pie-cores.png" 600 600
+status_is "/pie ?of=disks" "/pie/$JOB/?of=disks" 400
+
+# --- the PDF, served and from report --pdf
+curl -s --max-time 30 "$URL/api/v1/jobs/$JOB/usage" >"$T/usage.json"
+jq -r '.findings[].message' "$T/usage.json" >"$T/findings.txt"
+[ -s "$T/findings.txt" ] && ok "the job has $(wc -l <"$T/findings.txt") findings to look for" ||
+  not_ok "the job has findings (usage: $(head -c 200 "$T/usage.json"))"
+
+# pdf_checks NAME FILE: pages, text and fonts.
+pdf_checks() {
+  local name=$1 file=$2 pages text missing='' message
+  pages=$(pdfinfo "$file" 2>/dev/null | awk '/^Pages:/ { print $2 }')
+  if [ "${pages:-0}" -ge 3 ]; then ok "$name: pdfinfo reads it, $pages pages"; else not_ok "$name: pdfinfo pages '$pages'"; fi
+  grep -q '^Page size:.*(A4)' <(pdfinfo "$file" 2>/dev/null) && ok "$name: A4" || not_ok "$name: A4 ($(pdfinfo "$file" | grep 'Page size'))"
+  # Lines wrapped in the PDF are joined: words are compared, not lines.
+  text=$(pdftotext -enc UTF-8 "$file" - 2>/dev/null | tr -s ' \n\t' '   ')
+  [[ $text == *"$JOB"* ]] && ok "$name: pdftotext holds the job id" || not_ok "$name: pdftotext holds the job id"
+  while IFS= read -r message; do
+    message=$(tr -s ' \n\t' '   ' <<<"$message")
+    [[ $text == *"$message"* ]] || missing+="[$message] "
+  done <"$T/findings.txt"
+  [ -z "$missing" ] && ok "$name: every finding's message is in the text" || not_ok "$name: findings missing from the text: $missing"
+  [[ $text == *"Time (UTC)"* ]] && ok "$name: the time axis title" || not_ok "$name: the time axis title 'Time (UTC)'"
+  [[ $text == *"page 1 of $pages"* && $text == *"page $pages of $pages"* ]] && ok "$name: 'page N of M' footers" ||
+    not_ok "$name: 'page 1 of $pages' and 'page $pages of $pages' footers"
+  if pdffonts "$file" 2>/dev/null | awk 'NR > 2 { n++; if ($(NF-4) != "yes") bad++ } END { exit !(n > 0 && bad == 0) }'; then
+    ok "$name: pdffonts: every font embedded"
+  else
+    not_ok "$name: pdffonts: $(pdffonts "$file" 2>&1 | tail -n +3 | head -5)"
+  fi
+}
+got=$(get "/pdf/$JOB" "$ART/report-served.pdf")
+[ "$got" = "200 application/pdf" ] && ok "/pdf: 200 application/pdf" || not_ok "/pdf: got '$got'"
+pdf_checks "/pdf" "$ART/report-served.pdf"
+
+if "$PETRICORE" report "$JOB" --pdf "$ART/report.pdf" --prometheus "$PROM_URL" --accounting prometheus 2>"$T/pdf.err"; then
+  ok "report --pdf exits 0"
+  pdf_checks "report --pdf" "$ART/report.pdf"
+  pdftoppm -png -r 50 "$ART/report.pdf" "$ART/report-page" && ok "pdftoppm renders the pages ($ART/report-page-*.png)" ||
+    not_ok "pdftoppm renders the pages"
+else
+  not_ok "report --pdf exits 0: $(head -c 300 "$T/pdf.err")"
+fi
+"$PETRICORE" report 999999999 --pdf "$T/none.pdf" --prometheus "$PROM_URL" --accounting prometheus 2>"$T/none.err"
+rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <"$T/none.err")" = 1 ] && [ ! -e "$T/none.pdf" ] &&
+  ok "report --pdf of an unknown job: exit 2, one line, no file" ||
+  not_ok "report --pdf of an unknown job: exit $rc, $(wc -l <"$T/none.err") lines, file $([ -e "$T/none.pdf" ] && echo made)"
+
+# --- HTML
+got=$(get "/jobs/$JOB" "$T/page.html")
+[ "$got" = "200 text/html; charset=utf-8" ] && ok "/jobs/<id>: 200 HTML" || not_ok "/jobs/<id>: got '$got'"
+grep -q "$JOB" "$T/page.html" && ok "the job page names the job" || not_ok "the job page names the job"
+loc=$(curl -s --max-time 10 -o /dev/null -w '%{http_code} %{redirect_url}' "$URL/jobs/?id=%20$JOB")
+[ "$loc" = "303 $URL/jobs/$JOB" ] && ok "/jobs/?id= redirects to the job page" || not_ok "/jobs/?id= redirect: got '$loc'"
+status_is "/jobs/?id=bad" "/jobs/?id=bad" 400
+get "/" "$T/index.html" >/dev/null
+grep -q "/plot/$JOB/jobs_cpu_percent" "$T/index.html" && ok "the index's examples link to a job this server has analysed" ||
+  not_ok "the index's examples link to job $JOB"
+
+summary
+[ "$failed" = 0 ]

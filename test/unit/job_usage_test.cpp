@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -218,4 +219,23 @@ TEST_CASE("a running job's runtime reaches its latest sample", "[usage]") {
   CHECK(summarize(job, metrics, std::nullopt).runtime_seconds == 35);  // 5 s before kT0, 30 s after
   job.start.reset();
   CHECK_FALSE(summarize(job, metrics, std::nullopt).runtime_seconds.has_value());
+}
+
+TEST_CASE("downsampling keeps each run's lowest and highest sample in time order", "[usage]") {
+  std::vector<Sample> samples;
+  for (int i = 0; i < 100; ++i) samples.push_back({double(i), i == 37 ? -5.0 : i == 62 ? 500.0 : 1.0});
+  samples.push_back({100, std::nan("")});
+  std::vector<Sample> few = {{0, 1}, {1, std::nan("")}, {2, 3}};
+  downsample(few, 10);
+  CHECK(few.size() == 2);  // NaN dropped, nothing else to do
+
+  downsample(samples, 10);
+  CHECK(samples.size() <= 10);
+  CHECK(samples.front().time == 0);
+  auto has = [&](double value) {
+    return std::any_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.value == value; });
+  };
+  CHECK(has(-5.0));
+  CHECK(has(500.0));
+  for (std::size_t i = 1; i < samples.size(); ++i) CHECK(samples[i - 1].time < samples[i].time);
 }

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <string>
@@ -392,12 +393,44 @@ CachedReportPtr entry(const std::string& id, bool finished) {
 }
 }  // namespace
 
-TEST_CASE("cache entries render before their samples are dropped", "[serve]") {
+TEST_CASE("cache entries keep their samples for the charts, at most kChartSamples per series", "[serve]") {
   CachedReportPtr e = entry("1", true);
   CHECK(e->json == "json 1 samples 2");
   REQUIRE(e->report.usage.series.count("jobs_rss") == 1);
-  CHECK(e->report.usage.series.at("jobs_rss")[0].samples.empty());
+  CHECK(e->report.usage.series.at("jobs_rss")[0].samples.size() == 2);
   CHECK(e->report.usage.series.at("jobs_rss")[0].label("instance") == "n1");
+  CHECK(e->bytes > 2 * sizeof(analysis::Sample));
+
+  analysis::JobReport big;
+  big.usage.job = record("2", "alice", true);
+  analysis::Series series;
+  for (int i = 0; i < 10'000; ++i) series.samples.push_back({double(i), i == 4321 ? 1e6 : double(i % 7)});
+  big.usage.series["jobs_cpu_percent"] = {series};
+  CachedReportPtr b = ResultCache::make_entry(big, [](const analysis::JobReport&) { return std::string("{}"); });
+  const auto& kept = b->report.usage.series.at("jobs_cpu_percent")[0].samples;
+  CHECK(kept.size() <= kChartSamples);
+  CHECK(std::any_of(kept.begin(), kept.end(), [](const analysis::Sample& s) { return s.value == 1e6; }));
+  CHECK(std::is_sorted(kept.begin(), kept.end(),
+                       [](const analysis::Sample& x, const analysis::Sample& y) { return x.time < y.time; }));
+}
+
+TEST_CASE("the cache keeps within its byte bound, evicting the least recently used", "[serve]") {
+  CachedReportPtr one = entry("1", true);
+  ResultCache cache(100, 5, one->bytes * 2 + one->bytes / 2);  // room for two
+  cache.put("1", one);
+  cache.put("2", entry("2", true));
+  CHECK(cache.stats().bytes == 2 * one->bytes);
+  CHECK(cache.find("1"));
+  cache.put("3", entry("3", true));
+  CHECK(cache.stats().entries == 2);
+  CHECK(cache.stats().evictions == 1);
+  CHECK(cache.find("1"));
+  CHECK_FALSE(cache.find("2"));
+
+  ResultCache tiny(100, 5, one->bytes - 1);  // an entry larger than the bound is not kept
+  tiny.put("1", one);
+  CHECK(tiny.stats().entries == 0);
+  CHECK(tiny.stats().bytes == 0);
 }
 
 TEST_CASE("the cache evicts the least recently used finished job", "[serve]") {

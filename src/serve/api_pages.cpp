@@ -1,0 +1,183 @@
+// The drawn and HTML faces of a job (ARCHITECTURE.md §5): /plot, /pie, /pdf,
+// /jobs/<id> and the index's job form. Same authorisation and errors as the
+// JSON routes (Api::load_job); finished jobs' files are drawn once and kept
+// in the rendered cache.
+#include "analysis/job_id.hpp"
+#include "render/chart.hpp"
+#include "render/job_charts.hpp"
+#include "render/job_html.hpp"
+#include "render/pdf_report.hpp"
+#include "serve/api.hpp"
+
+#include <charconv>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+namespace petricore::serve {
+namespace {
+
+struct ImageRequest {
+  render::ImageFormat format = render::ImageFormat::Png;
+  int width = 900;
+  int height = 450;
+  std::string key() const {
+    return std::string(format == render::ImageFormat::Png ? "png/" : "svg/") + std::to_string(width) + "x" +
+           std::to_string(height);
+  }
+};
+
+std::optional<int> parse_int(const std::string& text) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// The image options of a request, or the 400 that explains what is wrong.
+std::optional<ImageRequest> image_request(const HttpRequest& request, std::optional<HttpResponse>& refusal) {
+  ImageRequest image;
+  if (const std::string* format = request.query_param("format")) {
+    if (*format == "svg") {
+      image.format = render::ImageFormat::Svg;
+    } else if (*format != "png") {
+      refusal = json_error(400, "format must be png or svg");
+      return std::nullopt;
+    }
+  }
+  struct Dimension {
+    const char* name;
+    int* value;
+    int low, high;
+  };
+  for (Dimension d : {Dimension{"width", &image.width, 200, 4000}, Dimension{"height", &image.height, 150, 3000}}) {
+    const std::string* text = request.query_param(d.name);
+    if (text == nullptr) continue;
+    auto value = parse_int(*text);
+    if (!value || *value < d.low || *value > d.high) {
+      refusal = json_error(400, std::string(d.name) + " must be a whole number of pixels from " +
+                                    std::to_string(d.low) + " to " + std::to_string(d.high));
+      return std::nullopt;
+    }
+    *d.value = *value;
+  }
+  return image;
+}
+
+HttpResponse file_response(const RenderedFile& file, std::string content_type, bool finished) {
+  HttpResponse response;
+  response.content_type = std::move(content_type);
+  response.body = *file;
+  // Per user (authorisation), so never in a shared cache.
+  response.headers.push_back({"Cache-Control", finished ? "private, max-age=300" : "no-store"});
+  return response;
+}
+
+// Drawing failed: cairo missing or broken on this server. Says so; the
+// error is the server's, not the request's.
+HttpResponse drawing_failed(const std::exception& e) {
+  return json_error(500, std::string("cannot draw: ") + e.what());
+}
+
+}  // namespace
+
+RenderedFile Api::rendered(const CachedReport& entry, const std::string& key,
+                           const std::function<std::string()>& draw) {
+  if (entry.finished()) {
+    if (RenderedFile hit = rendered_.find(key)) return hit;
+  }
+  auto file = std::make_shared<const std::string>(draw());
+  if (entry.finished()) rendered_.put(key, file);
+  return file;
+}
+
+HttpResponse Api::plot(const HttpRequest& request, const std::string& job_id, const std::string& metric) {
+  std::optional<HttpResponse> refusal;
+  CachedReportPtr entry = load_job(request, job_id, false, refusal);
+  if (!entry) return std::move(*refusal);
+  auto image = image_request(request, refusal);
+  if (!image) return std::move(*refusal);
+  auto chart = render::metric_chart(entry->report, metric);
+  if (!chart) return json_error(error_status(chart.error().kind), chart.error().message);
+  const std::string key = "plot/" + entry->report.usage.job.job_id + "/" + metric + "/" + image->key();
+  try {
+    RenderedFile file = rendered(
+        *entry, key, [&] { return render::line_chart_image(*chart, image->format, image->width, image->height); });
+    return file_response(file, render::content_type(image->format), entry->finished());
+  } catch (const std::runtime_error& e) {
+    return drawing_failed(e);
+  }
+}
+
+HttpResponse Api::pie(const HttpRequest& request, const std::string& job_id) {
+  std::optional<HttpResponse> refusal;
+  CachedReportPtr entry = load_job(request, job_id, false, refusal);
+  if (!entry) return std::move(*refusal);
+  auto image = image_request(request, refusal);
+  if (!image) return std::move(*refusal);
+  const std::string* of = request.query_param("of");
+  const std::string kind = of == nullptr ? "mode" : *of;
+  if (kind != "mode" && kind != "cores") return json_error(400, "of must be mode (user vs system) or cores");
+  auto chart = kind == "mode" ? render::cpu_mode_pie(entry->report) : render::cpu_core_pie(entry->report);
+  if (!chart) return json_error(error_status(chart.error().kind), chart.error().message);
+  const std::string key = "pie/" + entry->report.usage.job.job_id + "/" + kind + "/" + image->key();
+  try {
+    RenderedFile file = rendered(
+        *entry, key, [&] { return render::pie_chart_image(*chart, image->format, image->width, image->height); });
+    return file_response(file, render::content_type(image->format), entry->finished());
+  } catch (const std::runtime_error& e) {
+    return drawing_failed(e);
+  }
+}
+
+HttpResponse Api::pdf(const HttpRequest& request, const std::string& job_id) {
+  std::optional<HttpResponse> refusal;
+  CachedReportPtr entry = load_job(request, job_id, false, refusal);
+  if (!entry) return std::move(*refusal);
+  const std::string id = entry->report.usage.job.job_id;
+  const std::string base = base_url(request);
+  render::PdfOptions options;
+  options.job_url = base.empty() ? "" : base + "/jobs/" + id;
+  try {
+    RenderedFile file = rendered(*entry, "pdf/" + id + "/" + options.job_url,
+                                 [&] { return render::pdf_report(entry->report, options); });
+    HttpResponse response = file_response(file, "application/pdf", entry->finished());
+    response.headers.push_back({"Content-Disposition", "inline; filename=\"job-" + id + ".pdf\""});
+    return response;
+  } catch (const std::runtime_error& e) {
+    return drawing_failed(e);
+  }
+}
+
+HttpResponse Api::job_page(const HttpRequest& request, const std::string& job_id) {
+  std::optional<HttpResponse> refusal;
+  CachedReportPtr entry = load_job(request, job_id, false, refusal);
+  if (!entry) return std::move(*refusal);
+  render::JobPageLinks links;
+  links.base_url = base_url(request);
+  try {
+    RenderedFile file = rendered(*entry, "page/" + entry->report.usage.job.job_id + "/" + links.base_url,
+                                 [&] { return render::job_page_html(entry->report, links); });
+    return file_response(file, "text/html; charset=utf-8", entry->finished());
+  } catch (const std::runtime_error& e) {
+    return drawing_failed(e);
+  }
+}
+
+HttpResponse Api::job_form(const HttpRequest& request) {
+  const std::string* id_text = request.query_param("id");
+  if (id_text == nullptr) return json_error(400, "give the job id: /jobs/?id=12345 or /jobs/12345");
+  // Spaces around a pasted id are forgiven; anything else must be an id.
+  std::string trimmed = *id_text;
+  trimmed.erase(0, trimmed.find_first_not_of(" \t"));
+  trimmed.erase(trimmed.find_last_not_of(" \t") + 1);
+  auto id = analysis::parse_job_id(trimmed);
+  if (!id) return json_error(400, "invalid job id: expected a Slurm job id such as 123, 123_4 or 123+1");
+  HttpResponse response;
+  response.status = 303;
+  response.headers.push_back({"Location", base_url(request) + "/jobs/" + id->text()});
+  response.body = "see /jobs/" + id->text() + "\n";
+  return response;
+}
+
+}  // namespace petricore::serve
