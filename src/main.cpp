@@ -2,7 +2,7 @@
 // then dispatches to a subcommand. Nothing else lives here.
 //
 // Config file: TOML, one [section] per subcommand plus the shared sections
-// [prometheus], [accounting], [accounting.db], [ldap] and [rules]. Keys are
+// [prometheus], [accounting], [accounting.db], [ldap], [smtp] and [rules]. Keys are
 // the long option names; '_' and '-' are the same ("password_file").
 // Command-line options win over the file.
 #include "collect/collect_command.hpp"
@@ -48,7 +48,8 @@ void add_collect(CLI::App& app, petricore::collect::CollectOptions& o) {
   collect->add_flag("--once", o.once,
                     "Take one measurement, print the metrics to stdout and exit. CPU percent is measured "
                     "over --once-window seconds between two passes");
-  collect->add_option("--once-window", o.once_window, "Seconds between the two passes of --once")->capture_default_str();
+  collect->add_option("--once-window", o.once_window, "Seconds between the two passes of --once")
+      ->capture_default_str();
   collect->add_option("--listen", o.listen,
                       "Serve /metrics on HOST:PORT or :PORT (default :9966 when no other sink is given)");
   collect->add_option("--push", o.push_url,
@@ -59,7 +60,8 @@ void add_collect(CLI::App& app, petricore::collect::CollectOptions& o) {
                       "Write the metrics to this file each interval (atomic rename), e.g. for node_exporter");
   collect->add_option("--interval", o.interval, "Seconds between passes")->capture_default_str();
   collect->add_option("--instance", o.instance, "Value of the instance label (default: short host name)");
-  collect->add_option("--cgroup-root", o.cgroup_root, "Where the cgroup hierarchies are mounted")->capture_default_str();
+  collect->add_option("--cgroup-root", o.cgroup_root, "Where the cgroup hierarchies are mounted")
+      ->capture_default_str();
   collect->add_option("--proc-root", o.proc_root, "Where procfs is mounted")->capture_default_str();
   collect->add_option("--layout", o.layout, "Job cgroup layout: auto, slurm-v1, slurm-v2 or pattern")
       ->capture_default_str();
@@ -69,8 +71,9 @@ void add_collect(CLI::App& app, petricore::collect::CollectOptions& o) {
   collect->add_option("--scratch-prefix", o.scratch_prefixes, "Scratch file system prefix (repeatable)")
       ->capture_default_str();
   collect->add_option("--exclude-uid-file", o.exclude_uid_file, "File of UIDs, one per line, whose jobs are skipped");
-  collect->add_option("--max-proc-names", o.max_proc_names,
-                      "jobs_thread_count names per job; the rest are summed as proc_name=\"other\"")
+  collect
+      ->add_option("--max-proc-names", o.max_proc_names,
+                   "jobs_thread_count names per job; the rest are summed as proc_name=\"other\"")
       ->capture_default_str();
 }
 
@@ -149,32 +152,45 @@ void add_analysis_flags(CLI::App* sub, AnalysisOptions& cli, Merges& merges) {
     CLI::Option* opt = sub->add_option(name, member(cli), help);
     merges.emplace_back(opt, [member](AnalysisOptions& to, AnalysisOptions& from) { member(to) = member(from); });
   };
-  flag("--prometheus", [](AnalysisOptions& o) -> std::string& { return o.prometheus.url; },
-       "Prometheus (or Thanos, VictoriaMetrics) base URL, e.g. http://prometheus:9090");
-  flag("--prometheus-timeout", [](AnalysisOptions& o) -> double& { return o.prometheus.timeout_seconds; },
-       "Seconds before a Prometheus request is abandoned (default 10)");
-  flag("--accounting", [](AnalysisOptions& o) -> std::string& { return o.accounting.source; },
-       "Where job owners and times come from: auto, sacct, db or prometheus (default auto)");
-  flag("--sacct", [](AnalysisOptions& o) -> std::string& { return o.accounting.sacct; },
-       "Path of sacct (default: sacct on PATH)");
-  flag("--db-host", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.host; },
-       "Accounting DB host (TCP)");
-  flag("--db-port", [](AnalysisOptions& o) -> unsigned& { return o.accounting.db.port; }, "Accounting DB port");
-  flag("--db-socket", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.socket; },
-       "Accounting DB Unix socket");
-  flag("--db-user", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.user; },
-       "Accounting DB user (default petricore)");
-  flag("--db-password-file", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.password_file; },
-       "File holding the accounting DB password");
-  flag("--db-view", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.view; },
-       "The view init-db made (default user_job_view)");
-  flag("--ldap-uri", [](AnalysisOptions& o) -> std::string& { return o.ldap.uri; },
-       "LDAP server, e.g. ldap://ldap:389 (users' mail and groups)");
-  flag("--ldap-base", [](AnalysisOptions& o) -> std::string& { return o.ldap.base; }, "LDAP search base");
-  flag("--ldap-bind-dn", [](AnalysisOptions& o) -> std::string& { return o.ldap.bind_dn; },
-       "LDAP bind DN (default: anonymous)");
-  flag("--ldap-password-file", [](AnalysisOptions& o) -> std::string& { return o.ldap.password_file; },
-       "File holding the LDAP bind password");
+  flag(
+      "--prometheus", [](AnalysisOptions& o) -> std::string& { return o.prometheus.url; },
+      "Prometheus (or Thanos, VictoriaMetrics) base URL, e.g. http://prometheus:9090");
+  flag(
+      "--prometheus-timeout", [](AnalysisOptions& o) -> double& { return o.prometheus.timeout_seconds; },
+      "Seconds before a Prometheus request is abandoned (default 10)");
+  flag(
+      "--accounting", [](AnalysisOptions& o) -> std::string& { return o.accounting.source; },
+      "Where job owners and times come from: auto, sacct, db or prometheus (default auto)");
+  flag(
+      "--sacct", [](AnalysisOptions& o) -> std::string& { return o.accounting.sacct; },
+      "Path of sacct (default: sacct on PATH)");
+  flag(
+      "--db-host", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.host; }, "Accounting DB host (TCP)");
+  flag(
+      "--db-port", [](AnalysisOptions& o) -> unsigned& { return o.accounting.db.port; }, "Accounting DB port");
+  flag(
+      "--db-socket", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.socket; },
+      "Accounting DB Unix socket");
+  flag(
+      "--db-user", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.user; },
+      "Accounting DB user (default petricore)");
+  flag(
+      "--db-password-file", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.password_file; },
+      "File holding the accounting DB password");
+  flag(
+      "--db-view", [](AnalysisOptions& o) -> std::string& { return o.accounting.db.view; },
+      "The view init-db made (default user_job_view)");
+  flag(
+      "--ldap-uri", [](AnalysisOptions& o) -> std::string& { return o.ldap.uri; },
+      "LDAP server, e.g. ldap://ldap:389 (users' mail and groups)");
+  flag(
+      "--ldap-base", [](AnalysisOptions& o) -> std::string& { return o.ldap.base; }, "LDAP search base");
+  flag(
+      "--ldap-bind-dn", [](AnalysisOptions& o) -> std::string& { return o.ldap.bind_dn; },
+      "LDAP bind DN (default: anonymous)");
+  flag(
+      "--ldap-password-file", [](AnalysisOptions& o) -> std::string& { return o.ldap.password_file; },
+      "File holding the LDAP bind password");
 }
 
 // The config file's values, overridden by each flag the command line gave.
@@ -206,8 +222,15 @@ void add_serve(CLI::App& app, ServeCli& s) {
   s.app->add_option("--admin-group", o.admin_group, "LDAP group whose members may read every job");
   s.app->add_option("--threads", o.threads, "I/O threads")->capture_default_str();
   s.app->add_option("--workers", o.workers, "Threads for Prometheus, DB, LDAP and sacct work")->capture_default_str();
-  s.app->add_option("--cache-entries", o.cache_entries, "Finished jobs' results kept in memory")
-      ->capture_default_str();
+  s.app->add_option("--cache-entries", o.cache_entries, "Finished jobs' results kept in memory")->capture_default_str();
+  s.app->add_option("--cache-mb", o.cache_mb, "Memory those results may hold, in MiB (their samples feed the charts)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  s.app
+      ->add_option("--rendered-cache-mb", o.rendered_cache_mb,
+                   "Memory for finished jobs' drawn charts, PDFs and pages, in MiB (0 = draw every time)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 20));
   s.app->add_option("--max-request-bytes", o.max_request_bytes, "Largest request line + headers")
       ->capture_default_str();
   s.app->add_option("--max-header-count", o.max_header_count, "Most headers in a request")->capture_default_str();
@@ -218,11 +241,34 @@ void add_serve(CLI::App& app, ServeCli& s) {
   add_analysis_flags(s.app, s.cli, s.merges);
 }
 
+// The [smtp] section, which only the config file fills (a hidden
+// subcommand, like the shared sections); report's --smtp and --public-url
+// win over its url and public_url.
+struct SmtpSection {
+  petricore::report::MailSettings file;
+  std::string public_url;
+};
+
+void add_smtp_section(CLI::App& app, SmtpSection& s) {
+  CLI::App* smtp = app.add_subcommand("smtp", "")->group("");
+  smtp->add_option("--url", s.file.smtp.url);
+  smtp->add_flag("--starttls", s.file.smtp.starttls);
+  smtp->add_option("--user", s.file.smtp.user);
+  smtp->add_option("--password-file", s.file.smtp.password_file);
+  smtp->add_option("--timeout", s.file.smtp.timeout_seconds);
+  smtp->add_option("--from", s.file.from);
+  smtp->add_option("--domain", s.file.domain);
+  smtp->add_option("--public-url", s.public_url);
+}
+
 struct ReportCli {
   petricore::report::ReportOptions options;
   AnalysisOptions cli;
   Merges merges;
   CLI::App* app = nullptr;
+  std::string smtp_url;
+  CLI::Option* smtp_option = nullptr;
+  CLI::Option* public_url_option = nullptr;
 };
 
 void add_report(CLI::App& app, ReportCli& r) {
@@ -231,7 +277,17 @@ void add_report(CLI::App& app, ReportCli& r) {
   r.app->add_option("jobid", o.job_id, "Slurm job id: 123, 123_4 (array task) or 123+1 (het job)")->required();
   r.app->add_flag("--json", o.json, "Print the API's job JSON");
   r.app->add_flag("--mail", o.mail, "Print the job-end mail text (last line WARNING=true|false)");
-  r.app->add_option("--public-url", o.public_url, "Base URL of the PDF link in the mail");
+  r.app->add_option("--pdf", o.pdf_file, "Write the PDF report to FILE (atomically; - for stdout)");
+  r.app->add_flag("--send-mail", o.send_mail,
+                  "Mail the job-end text with the PDF attached over SMTP ([smtp]) to the job's owner: the LDAP mail "
+                  "address, else <user>@[smtp] domain");
+  r.app->add_option("--to", o.to, "With --send-mail: send to this address instead (repeatable)")
+      ->allow_extra_args(false);  // "--to a@b 4242": 4242 is the job id
+  r.smtp_option = r.app->add_option("--smtp", r.smtp_url,
+                                    "SMTP server URL, e.g. smtp://127.0.0.1:2525 (default [smtp] url, else "
+                                    "smtp://localhost:25)");
+  r.public_url_option = r.app->add_option("--public-url", o.public_url,
+                                          "Base URL of the PDF link in the mail (default [smtp] public_url)");
   add_analysis_flags(r.app, r.cli, r.merges);
 }
 
@@ -291,6 +347,8 @@ int main(int argc, char** argv) {
   CLI::App* init_db = add_init_db(app, init_db_options);
   SharedSections shared;
   add_shared_sections(app, shared);
+  SmtpSection smtp;
+  add_smtp_section(app, smtp);
 
   try {
     app.parse(argc, argv);
@@ -330,6 +388,9 @@ int main(int argc, char** argv) {
     }
     if (report.app->parsed()) {
       report.options.analysis = merge_analysis(shared.file, report.cli, report.merges);
+      report.options.mail_settings = smtp.file;
+      if (report.smtp_option->count() > 0) report.options.mail_settings.smtp.url = report.smtp_url;
+      if (report.public_url_option->count() == 0) report.options.public_url = smtp.public_url;
       return petricore::report::run_report(report.options);
     }
     if (init_db->parsed()) return petricore::initdb::run_init_db(init_db_options);

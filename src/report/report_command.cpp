@@ -1,13 +1,24 @@
 #include "report/report_command.hpp"
 
 #include "analysis/job_analyzer.hpp"
+#include "core/log.hpp"
+#include "core/unique_fd.hpp"
 #include "render/job_render.hpp"
+#include "render/mail_message.hpp"
+#include "render/pdf_report.hpp"
 #include "sources/accounting_factory.hpp"
+#include "sources/directory.hpp"
 #include "sources/prometheus_client.hpp"
 
+#include <netdb.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 namespace petricore::report {
@@ -29,18 +40,143 @@ int exit_code(const Error& error) {
   return kExitFailure;
 }
 
+int fail(const Error& error) {
+  std::fprintf(stderr, "petricore: %s\n", error.message.c_str());
+  return exit_code(error);
+}
+
 void write_stdout(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
   std::fflush(stdout);
 }
 
+bool write_all(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// The bytes to `path` as one complete file or not at all (temp + rename), so
+// a reader never sees half a PDF; "-" is stdout.
+Result<bool> write_file(const std::string& path, const std::string& data) {
+  if (path == "-") {
+    if (!write_all(STDOUT_FILENO, data))
+      return unavailable(std::string("cannot write stdout: ") + std::strerror(errno));
+    return true;
+  }
+  std::string temp = path + ".XXXXXX";
+  UniqueFd fd(::mkstemp(temp.data()));
+  if (fd.get() < 0) return unavailable("cannot write " + path + ": " + std::strerror(errno));
+  auto failed = [&](const char* what) {
+    const int saved = errno;
+    ::unlink(temp.c_str());
+    return unavailable("cannot " + std::string(what) + " " + path + ": " + std::strerror(saved));
+  };
+  // mkstemp makes the file 0600; a report is as readable as any new file.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::fchmod(fd.get(), 0666 & ~mask) != 0) return failed("write");
+  if (!write_all(fd.get(), data) || ::fsync(fd.get()) != 0) return failed("write");
+  fd.reset();
+  if (::rename(temp.c_str(), path.c_str()) != 0) return failed("rename a temporary file to");
+  return true;
+}
+
+std::string host_fqdn() {
+  char host[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return "localhost";
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_flags = AI_CANONNAME;
+  addrinfo* info = nullptr;
+  std::string name = host;
+  if (::getaddrinfo(host, nullptr, &hints, &info) == 0) {
+    if (info && info->ai_canonname && info->ai_canonname[0] != '\0') name = info->ai_canonname;
+    ::freeaddrinfo(info);
+  }
+  return name;
+}
+
+std::string pdf_url_of(const std::string& public_url, const analysis::JobId& id) {
+  if (public_url.empty()) return "";
+  std::string url = public_url;
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url + "/pdf/" + id.text();
+}
+
+// --to, else the directory's mail for the job's owner, else <user>@<domain>.
+Result<std::vector<std::string>> recipients(const ReportOptions& options, const std::string& user) {
+  if (!options.to.empty()) return options.to;
+  const std::string& domain = options.mail_settings.domain;
+  if (!options.analysis.ldap.uri.empty()) {
+    std::unique_ptr<sources::Directory> directory = sources::make_ldap_directory(options.analysis.ldap);
+    Result<sources::DirectoryUser> entry = directory->user(user);
+    if (entry && entry->email && !entry->email->empty()) return std::vector<std::string>{*entry->email};
+    if (!entry && entry.error().kind == Error::Kind::Unavailable) {
+      if (domain.empty()) return entry.error();
+      log::warning(entry.error().message + "; mailing " + user + "@" + domain + " instead");
+    }
+  }
+  if (!domain.empty()) return std::vector<std::string>{user + "@" + domain};
+  return bad_input("no recipient for user " + user + ": set [smtp] domain, configure [ldap], or pass --to");
+}
+
+int send_report(const ReportOptions& options, const analysis::JobId& id, const analysis::JobReport& report) {
+  const std::string& user = report.usage.job.user;
+  Result<std::vector<std::string>> to = recipients(options, user);
+  if (!to) return fail(to.error());
+
+  render::MailMessage message;
+  message.from = options.mail_settings.from.empty() ? "petricore@" + host_fqdn() : options.mail_settings.from;
+  message.to = *to;
+  message.subject = mail_subject(report);
+  const std::string pdf_url = pdf_url_of(options.public_url, id);
+  message.text = render::mail_text(report, pdf_url);
+  render::PdfOptions pdf_options;
+  if (!options.public_url.empty()) {
+    pdf_options.job_url = options.public_url;
+    while (!pdf_options.job_url.empty() && pdf_options.job_url.back() == '/') pdf_options.job_url.pop_back();
+    pdf_options.job_url += "/jobs/" + id.text();
+  }
+  message.attachments.push_back(
+      {"job-" + id.text() + ".pdf", "application/pdf", render::pdf_report(report, pdf_options)});
+
+  Result<SmtpSent> sent =
+      send_mail(options.mail_settings.smtp, message.from, message.to, render::compose_mail(message));
+  if (!sent) return fail(sent.error());
+  std::string list;
+  for (const auto& address : message.to) list += (list.empty() ? "" : ", ") + address;
+  std::printf("sent the report of job %s to %s via %s\n", id.text().c_str(), list.c_str(), sent->server.c_str());
+  std::fflush(stdout);
+  return 0;
+}
+
 }  // namespace
+
+std::string mail_subject(const analysis::JobReport& report) {
+  const analysis::JobRecord& job = report.usage.job;
+  std::size_t warnings = 0;
+  for (const auto& f : report.findings)
+    if (f.severity != analysis::Severity::Info) ++warnings;
+  std::string subject = "Job " + job.job_id;
+  if (!job.name.empty()) subject += " (" + job.name + ")";
+  subject += " " + (job.state.empty() ? std::string("ENDED") : job.state) + ": ";
+  if (warnings == 0) return subject + "no warnings";
+  return subject + std::to_string(warnings) + (warnings == 1 ? " warning" : " warnings");
+}
 
 int run_report(const ReportOptions& options) {
   auto id = analysis::parse_job_id(options.job_id);
   if (!id) throw std::invalid_argument("not a Slurm job id: '" + options.job_id + "'");
-  if (options.json && options.mail) throw std::invalid_argument("--json and --mail exclude each other");
+  const int outputs = int{options.json} + int{options.mail} + int{!options.pdf_file.empty()} + int{options.send_mail};
+  if (outputs > 1) throw std::invalid_argument("--json, --mail, --pdf and --send-mail exclude each other");
+  if (!options.to.empty() && !options.send_mail) throw std::invalid_argument("--to needs --send-mail");
   if (options.analysis.prometheus.url.empty()) throw std::invalid_argument("--prometheus URL is required");
 
   sources::PrometheusClient prometheus(options.analysis.prometheus);
@@ -49,26 +185,22 @@ int run_report(const ReportOptions& options) {
   analysis::JobAnalyzer analyzer(*accounting, prometheus, options.analysis.analyzer);
 
   Result<analysis::JobReport> report = analyzer.analyze(*id);
-  if (!report) {
-    // The sources' messages already name the job and where it was looked for.
-    std::fprintf(stderr, "petricore: %s\n", report.error().message.c_str());
-    return exit_code(report.error());
+  // The sources' messages already name the job and where it was looked for.
+  if (!report) return fail(report.error());
+  if ((options.mail || options.send_mail) && !report->usage.job.finished()) {
+    std::fprintf(stderr, "petricore: job %s is still running: the mail is written once it has ended\n",
+                 id->text().c_str());
+    return kExitUsage;
   }
   if (options.json) {
     write_stdout(render::job_json(*report));
   } else if (options.mail) {
-    if (!report->usage.job.finished()) {
-      std::fprintf(stderr, "petricore: job %s is still running: the mail is written once it has ended\n",
-                   id->text().c_str());
-      return kExitUsage;
-    }
-    std::string pdf_url;
-    if (!options.public_url.empty()) {
-      pdf_url = options.public_url;
-      if (pdf_url.back() != '/') pdf_url += '/';
-      pdf_url += "pdf/" + id->text();
-    }
-    write_stdout(render::mail_text(*report, pdf_url));
+    write_stdout(render::mail_text(*report, pdf_url_of(options.public_url, *id)));
+  } else if (!options.pdf_file.empty()) {
+    Result<bool> written = write_file(options.pdf_file, render::pdf_report(*report));
+    if (!written) return fail(written.error());
+  } else if (options.send_mail) {
+    return send_report(options, *id, *report);
   } else {
     write_stdout(render::terminal_text(*report, ::isatty(STDOUT_FILENO) == 1));
   }
