@@ -141,3 +141,19 @@ wrk -t2 -c32 -d10s --latency "$BASE/plot/$JOB/jobs_cpu_percent" >"$T/wrk-plot.tx
 echo "serve: /plot/$JOB/jobs_cpu_percent under wrk -t2 -c32 -d10s (target >= 500 req/s):"
 grep -E 'Requests/sec|Latency  |  50%|  99%|Non-2xx|Socket errors' "$T/wrk-plot.txt" | sed 's/^/    /'
 echo "serve: RSS after the run: $(awk '/VmRSS|VmHWM/ { printf "%s %.1f MiB  ", $1, $2 / 1024 }' "/proc/$SERVE_PID/status")"
+
+# The same /plot drawn at every request (--rendered-cache-mb 0): what a
+# stream of different charts costs.
+kill "$SERVE_PID" 2>/dev/null
+wait "$SERVE_PID" 2>/dev/null
+"$PETRICORE" --log-level warning serve --listen "127.0.0.1:$SERVE_PORT" --prometheus "$PROM_URL" --accounting prometheus \
+  --rendered-cache-mb 0 >"$T/serve-nocache.log" 2>&1 &
+SERVE_PID=$!
+for _ in $(seq 1 100); do
+  curl -sf --max-time 1 "$BASE/healthz" >/dev/null && break
+  sleep 0.05
+done
+curl -s -o /dev/null --max-time 10 "$BASE/api/v1/jobs/$JOB/usage"
+wrk -t2 -c8 -d10s --latency "$BASE/plot/$JOB/jobs_cpu_percent" >"$T/wrk-plot-drawn.txt" 2>&1
+echo "serve: /plot drawn at every request (--rendered-cache-mb 0), wrk -t2 -c8 -d10s:"
+grep -E 'Requests/sec|  50%|  99%|Non-2xx|Socket errors' "$T/wrk-plot-drawn.txt" | sed 's/^/    /'
