@@ -1,5 +1,6 @@
 #include "render/chart.hpp"
 
+#include "core/utf8.hpp"
 #include "render/cairo_library.hpp"
 #include "render/png_writer.hpp"
 
@@ -94,43 +95,12 @@ bool tiny(double width, double height) {
 // Very long text is cut early (it is truncated to the width later anyway).
 std::string clean_text(std::string_view in) {
   constexpr std::size_t kMaxCodePoints = 400;
-  std::string out;
-  out.reserve(std::min<std::size_t>(in.size(), kMaxCodePoints * 2));
-  std::size_t count = 0;
-  const auto* s = reinterpret_cast<const unsigned char*>(in.data());
   std::size_t i = 0;
-  while (i < in.size() && count < kMaxCodePoints) {
-    unsigned char b = s[i];
-    std::size_t len = 0;
-    if (b < 0x80) {
-      out.push_back(b < 0x20 || b == 0x7F ? ' ' : static_cast<char>(b));
-      ++i;
-      ++count;
-      continue;
-    }
-    unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
-    if (b >= 0xC2 && b <= 0xDF) {
-      len = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      len = 3;
-      if (b == 0xE0) lo = 0xA0;  // overlong
-      if (b == 0xED) hi = 0x9F;  // surrogates
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      len = 4;
-      if (b == 0xF0) lo = 0x90;
-      if (b == 0xF4) hi = 0x8F;
-    }
-    bool ok = len > 0 && i + len <= in.size() && s[i + 1] >= lo && s[i + 1] <= hi;
-    for (std::size_t k = 2; ok && k < len; ++k) ok = s[i + k] >= 0x80 && s[i + k] <= 0xBF;
-    if (ok) {
-      out.append(in.data() + i, len);
-      i += len;
-    } else {
-      out += "\xEF\xBF\xBD";  // U+FFFD
-      ++i;
-    }
-    ++count;
+  for (std::size_t count = 0; i < in.size() && count < kMaxCodePoints; ++count) {
+    std::size_t n = utf8_sequence(in, i);
+    i += n == 0 ? 1 : n;
   }
+  std::string out = printable_utf8(in.substr(0, i));
   if (i < in.size()) out += "\xE2\x80\xA6";
   return out;
 }

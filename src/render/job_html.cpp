@@ -10,6 +10,8 @@
 // no rewriting of cairo's output.
 #include "render/job_html.hpp"
 
+#include "core/utf8.hpp"
+
 #include "render/job_charts.hpp"
 #include "render/text_format.hpp"
 
@@ -118,31 +120,6 @@ std::string path_segment(std::string_view text) {
   return out;
 }
 
-// The length of the valid UTF-8 sequence at `i`, 0 when there is none
-// (overlong forms, surrogates and code points past U+10FFFF included).
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = byte(i);
-  std::size_t n;
-  std::uint32_t cp, min;
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) {
-    n = 2, min = 0x80, cp = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    n = 3, min = 0x800, cp = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    n = 4, min = 0x10000, cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (byte(i + k) & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
-}
 
 std::string h(std::string_view text) {
   return html_escape(text);

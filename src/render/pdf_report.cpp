@@ -6,6 +6,8 @@
 // embedded font subsets.
 #include "render/pdf_report.hpp"
 
+#include "core/utf8.hpp"
+
 #include "render/cairo_library.hpp"
 #include "render/chart.hpp"
 #include "render/job_charts.hpp"
@@ -107,37 +109,7 @@ cairo_status_t append_to_string(void* closure, const unsigned char* data, unsign
 // cairo refuses invalid UTF-8 (and the whole context stays in error), and
 // shows control characters as boxes: a job name from sacct may hold either.
 std::string clean(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    auto byte = static_cast<unsigned char>(s[i]);
-    std::size_t length = byte < 0x80           ? 1
-                         : (byte >> 5) == 0x6  ? 2
-                         : (byte >> 4) == 0xE  ? 3
-                         : (byte >> 3) == 0x1E ? 4
-                                               : 0;
-    bool valid = length != 0 && i + length <= s.size() && !(length == 2 && byte < 0xC2);
-    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    if (valid && length == 3) {
-      auto second = static_cast<unsigned char>(s[i + 1]);
-      valid = !(byte == 0xE0 && second < 0xA0) && !(byte == 0xED && second >= 0xA0);  // overlong, surrogates
-    }
-    if (valid && length == 4) {
-      auto second = static_cast<unsigned char>(s[i + 1]);
-      valid = !(byte == 0xF0 && second < 0x90) && !(byte == 0xF4 && second >= 0x90) && byte <= 0xF4;
-    }
-    if (!valid) {
-      out += '?';
-      ++i;
-    } else if (length == 1 && (byte < 0x20 || byte == 0x7F)) {
-      out += ' ';
-      ++i;
-    } else {
-      out.append(s, i, length);
-      i += length;
-    }
-  }
-  return out;
+  return printable_utf8(s);
 }
 
 // Text on one cairo context: measuring for the layout, showing for the page.

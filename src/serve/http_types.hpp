@@ -61,9 +61,6 @@ std::string json_string(std::string_view text);
 // A JSON number rounded to `decimals`; "null" when not finite.
 std::string json_number(double value, int decimals = 2);
 
-// `text` with bytes that are not valid UTF-8 replaced by U+FFFD.
-std::string valid_utf8(std::string_view text);
-
 // The reason phrase of a status ("Not Found"); "Unknown" for others.
 const char* status_reason(int status);
 

@@ -6,6 +6,7 @@
 
 #include "analysis/job_analyzer.hpp"
 #include "core/log.hpp"
+#include "core/utf8.hpp"
 #include "render/job_render.hpp"
 #include "serve/api.hpp"
 #include "serve/auth.hpp"
