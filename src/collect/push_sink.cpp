@@ -18,16 +18,6 @@
 namespace petricore::collect {
 namespace {
 
-struct CurlEasyDeleter {
-  void operator()(CURL* handle) const { curl_library().easy_cleanup(handle); }
-};
-using CurlEasy = std::unique_ptr<CURL, CurlEasyDeleter>;
-
-struct CurlSlistDeleter {
-  void operator()(curl_slist* list) const { curl_library().slist_free_all(list); }
-};
-using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
-
 // The base URL without trailing slashes; throws std::invalid_argument.
 std::string validated_push_url(const std::string& url) {
   std::string base = validated_base_url(url, "push URL");

@@ -5,6 +5,8 @@
 
 #include <curl/curl.h>
 
+#include <memory>
+
 namespace petricore {
 
 struct CurlLibrary {
@@ -28,5 +30,16 @@ struct CurlLibrary {
 // Throws std::runtime_error with a one-line reason when the library or one of
 // its functions cannot be loaded.
 const CurlLibrary& curl_library();
+
+// RAII for the handles petricore creates.
+struct CurlEasyDeleter {
+  void operator()(CURL* handle) const { curl_library().easy_cleanup(handle); }
+};
+using CurlEasy = std::unique_ptr<CURL, CurlEasyDeleter>;
+
+struct CurlSlistDeleter {
+  void operator()(curl_slist* list) const { curl_library().slist_free_all(list); }
+};
+using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
 
 }  // namespace petricore

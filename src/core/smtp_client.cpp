@@ -16,16 +16,6 @@
 namespace petricore {
 namespace {
 
-struct CurlEasyDeleter {
-  void operator()(CURL* handle) const { curl_library().easy_cleanup(handle); }
-};
-using CurlEasy = std::unique_ptr<CURL, CurlEasyDeleter>;
-
-struct CurlSlistDeleter {
-  void operator()(curl_slist* list) const { curl_library().slist_free_all(list); }
-};
-using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
-
 bool starts_with_nocase(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), s.begin(), [](char a, char b) {
            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));

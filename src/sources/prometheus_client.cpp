@@ -186,11 +186,6 @@ std::string string_field(const json::object& object, std::string_view key) {
 
 Result<std::vector<Series>> decode(std::string_view body, bool& api_error);  // below
 
-struct CurlEasyDeleter {
-  void operator()(CURL* handle) const { curl_library().easy_cleanup(handle); }
-};
-using CurlEasy = std::unique_ptr<CURL, CurlEasyDeleter>;
-
 // One pooled handle and the buffers libcurl writes into while it works.
 struct Connection {
   CurlEasy handle;

@@ -29,6 +29,8 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/lib/prometheus.sh
 source "$HERE/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/lib/serve.sh
+source "$HERE/lib/serve.sh"
 
 PETRICORE=${1:-}
 if [ -z "$PETRICORE" ]; then
@@ -60,19 +62,6 @@ fi
 mkdir -p "$OUT" || bail "create $OUT"
 SERVE_PID='' CHROME_PID='' CONTROL_PID=''
 
-# Bounded stop of one process we started: TERM, up to 10 s, then KILL.
-stop_pid() {
-  local pid=$1 _
-  [ -n "$pid" ] || return 0
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  fi
-  wait "$pid" 2>/dev/null
-  return 0
-}
-
 cleanup() {
   stop_pid "$CHROME_PID"
   stop_pid "$CONTROL_PID"
@@ -89,26 +78,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# serve_start LOG ARGS...: serve in the background (sets SERVE_PID and
-# SERVE_URL); waits up to 10 s for /healthz.
-serve_start() {
-  local log=$1 port deadline
-  shift
-  port=$(prom_free_port)
-  SERVE_URL=http://127.0.0.1:$port
-  "$PETRICORE" --log-level info serve --listen "127.0.0.1:$port" "$@" </dev/null >"$log" 2>&1 &
-  SERVE_PID=$!
-  deadline=$(($(date +%s) + 10))
-  until curl -sf --max-time 1 -o /dev/null "$SERVE_URL/healthz"; do
-    if ! kill -0 "$SERVE_PID" 2>/dev/null || [ "$(date +%s)" -ge "$deadline" ]; then
-      echo "serve did not answer on $SERVE_URL; its log:" >&2
-      tail -n 10 "$log" >&2
-      return 1
-    fi
-    sleep 0.1
-  done
-}
 
 # browser NAME ARGS... URL: one headless Chromium run (a fresh profile,
 # bounded to 60 s) under the subreaper; stdout to $T/NAME.out, stderr to

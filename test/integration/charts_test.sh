@@ -1,6 +1,7 @@
 #!/bin/bash
-# Functions are called through the EXIT trap:
-# shellcheck disable=SC2317
+# Functions are called through the EXIT trap; `ok` always succeeds, so
+# `test && ok ... || not_ok ...` is an if-then-else here:
+# shellcheck disable=SC2317,SC2015
 # The drawn faces of a job from a REAL `petricore serve` and `report --pdf`
 # over a REAL Prometheus (Debian's prometheus 2.42) holding a FINISHED
 # 4-node job (lib/synthetic_jobs.py job A, backfilled with promtool; its
@@ -26,6 +27,8 @@
 set -u
 # shellcheck source=SCRIPTDIR/lib/prometheus.sh
 source "$(dirname "$0")/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/lib/serve.sh
+source "$(dirname "$0")/lib/serve.sh"
 
 PETRICORE=${1:-}
 if [ -z "$PETRICORE" ]; then
@@ -50,10 +53,7 @@ ART=${PETRICORE_ARTIFACTS:-$T/artifacts}
 mkdir -p "$ART" || bail "create $ART"
 SERVE_PID=''
 cleanup() {
-  if [ -n "$SERVE_PID" ]; then
-    kill -TERM "$SERVE_PID" 2>/dev/null
-    wait "$SERVE_PID" 2>/dev/null
-  fi
+  stop_pid "$SERVE_PID"
   prom_stop
   if [ "$failed" -gt 0 ] && [ -f "$T/serve.log" ]; then
     echo "--- last lines of $T/serve.log:" >&2
@@ -71,13 +71,8 @@ python3 "$LIB/synthetic_jobs.py" "$JOB" "$((JOB + 1))" "$START" "$END" >"$T/data
 prom_backfill "$T/data.om" "$T/tsdb" || bail "backfill the synthetic jobs"
 prom_start "$T" "$T/tsdb" || bail "start prometheus"
 
-port=$(prom_free_port)
-URL=http://127.0.0.1:$port
-"$PETRICORE" --log-level info serve --listen "127.0.0.1:$port" --prometheus "$PROM_URL" --accounting prometheus \
-  </dev/null >"$T/serve.log" 2>&1 &
-SERVE_PID=$!
-for _ in $(seq 1 100); do curl -sf --max-time 1 -o /dev/null "$URL/healthz" && break; sleep 0.1; done
-curl -sf --max-time 1 -o /dev/null "$URL/healthz" || bail "serve answers on $URL"
+serve_start "$T/serve.log" --prometheus "$PROM_URL" --accounting prometheus || bail "serve answers"
+URL=$SERVE_URL
 ok "serve ready on $URL over prometheus $PROM_URL"
 
 # get PATH OUT: the body in OUT; prints "STATUS CONTENT-TYPE".

@@ -30,6 +30,8 @@
 set -u
 # shellcheck source=SCRIPTDIR/lib/prometheus.sh
 source "$(dirname "$0")/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/lib/serve.sh
+source "$(dirname "$0")/lib/serve.sh"
 # shellcheck source=SCRIPTDIR/lib/slapd.sh
 source "$(dirname "$0")/lib/slapd.sh"
 
@@ -53,19 +55,6 @@ export no_proxy='*' NO_PROXY='*'
 T=$(mktemp -d /tmp/petricore-servetest.XXXXXX) || bail "create a temp dir"
 SERVE_PID='' FILES_PID='' HOLE_PID='' SAT_PIDS=''
 
-# Bounded stop of one process we started: TERM, up to 10 s, then KILL.
-stop_pid() {
-  local pid=$1 _
-  [ -n "$pid" ] || return 0
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  fi
-  wait "$pid" 2>/dev/null
-  return 0
-}
-
 cleanup() {
   local pid
   for pid in $SAT_PIDS; do kill -KILL "$pid" 2>/dev/null; done
@@ -85,26 +74,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# serve_start LOG ARGS...: starts serve in the background (SERVE_PID,
-# SERVE_URL) and waits up to 10 s for /healthz.
-serve_start() {
-  local log=$1 port deadline
-  shift
-  port=$(prom_free_port)
-  SERVE_URL=http://127.0.0.1:$port
-  "$PETRICORE" --log-level info serve --listen "127.0.0.1:$port" "$@" </dev/null >"$log" 2>&1 &
-  SERVE_PID=$!
-  deadline=$(($(date +%s) + 10))
-  until curl -sf --max-time 1 -o /dev/null "$SERVE_URL/healthz"; do
-    if ! kill -0 "$SERVE_PID" 2>/dev/null || [ "$(date +%s)" -ge "$deadline" ]; then
-      echo "serve did not answer on $SERVE_URL; its log:" >&2
-      tail -n 10 "$log" >&2
-      return 1
-    fi
-    sleep 0.1
-  done
-}
 
 # serve_stop_term: SIGTERM, then the exit status (124 when still running after 30 s).
 serve_stop_term() {
