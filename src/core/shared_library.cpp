@@ -4,9 +4,21 @@
 
 namespace petricore {
 
-SharedLibrary::SharedLibrary(const char* soname) : soname_(soname) {
-  handle_ = ::dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-  if (handle_ == nullptr) throw std::runtime_error("cannot load " + soname_ + ": " + ::dlerror());
+SharedLibrary::SharedLibrary(const char* soname) : SharedLibrary({soname}) {}
+
+SharedLibrary::SharedLibrary(std::initializer_list<const char*> sonames) {
+  std::string failures;
+  for (const char* name : sonames) {
+    handle_ = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (handle_ != nullptr) {
+      soname_ = name;
+      return;
+    }
+    failures += (failures.empty() ? "" : "; ") + std::string(::dlerror());
+  }
+  std::string names;
+  for (const char* name : sonames) names += (names.empty() ? "" : " or ") + std::string(name);
+  throw std::runtime_error("cannot load " + names + ": " + failures);
 }
 
 void* SharedLibrary::symbol(const char* name) const {

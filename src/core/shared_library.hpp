@@ -10,6 +10,7 @@
 // mismatch is a compile error.
 #pragma once
 
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +21,13 @@ class SharedLibrary {
   // dlopen(soname). Throws std::runtime_error "cannot load <soname>: <why>".
   // The handle is never closed: the library lives as long as the process.
   explicit SharedLibrary(const char* soname);
+  // The first of `sonames` that loads (a library whose soname differs
+  // between distributions: libldap-2.5.so.0 on Debian 12, libldap.so.2 with
+  // OpenLDAP 2.6 on EL9 and Debian 13). Throws naming every one tried.
+  explicit SharedLibrary(std::initializer_list<const char*> sonames);
+
+  // The soname that was loaded.
+  const std::string& soname() const { return soname_; }
 
   // Looks up `name` into `out`. Throws std::runtime_error when missing.
   template <typename Function>

@@ -11,7 +11,7 @@ namespace {
 LdapLibrary load() {
   // liblber (ber_*) is not needed: values and strings are freed with
   // libldap's own ldap_value_free_len and ldap_memfree.
-  SharedLibrary so("libldap-2.5.so.0");
+  SharedLibrary so({"libldap-2.5.so.0", "libldap.so.2"});
   LdapLibrary lib{};
   so.resolve("ldap_initialize", lib.initialize);
   so.resolve("ldap_set_option", lib.set_option);
@@ -32,7 +32,7 @@ LdapLibrary load() {
   // rather than in the first of several concurrent ldap_initialize calls.
   int version = 0;
   if (lib.get_option(nullptr, LDAP_OPT_PROTOCOL_VERSION, &version) != LDAP_OPT_SUCCESS) {
-    throw std::runtime_error("cannot initialise libldap-2.5.so.0");
+    throw std::runtime_error("cannot initialise " + so.soname());
   }
   return lib;
 }
