@@ -322,10 +322,16 @@ for i in $(seq 1 45); do
   curl -s -o /dev/null -w '%{http_code}\n' --max-time 40 "$B/api/v1/jobs/$((UNKNOWN + i))/usage" >"$T/sat.$i" 2>/dev/null &
   SAT_PIDS="$SAT_PIDS $!"
 done
+# Before the stop, every request must have reached the server: answered
+# 503 at once, or holding a connection (queued or running). A curl that had
+# not connected yet would see the closed listener, which is not what the
+# checks below are about.
 busy=0
-for _ in $(seq 1 50); do
+sat_port=${B##*:}
+for _ in $(seq 1 100); do
   busy=$(cat "$T"/sat.* 2>/dev/null | grep -c '^503$')
-  [ "$busy" -ge 1 ] && break
+  open=$(ss -Htn state established "( sport = :$sat_port )" 2>/dev/null | wc -l)
+  [ "$busy" -ge 1 ] && [ $((busy + open)) -ge 45 ] && break
   sleep 0.1
 done
 check "saturated workers: $busy request(s) refused at once with 503" test "$busy" -ge 1

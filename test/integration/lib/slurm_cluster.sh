@@ -58,6 +58,8 @@ _sc_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$_sc_here/mariadb.sh"
 # shellcheck source=SCRIPTDIR/prometheus.sh
 source "$_sc_here/prometheus.sh"
+# shellcheck source=SCRIPTDIR/serve.sh
+source "$_sc_here/serve.sh"  # stop_pid
 
 SC_USER=${SC_USER:-petricore-e2e}
 SC_GPUS=${SC_GPUS:-2}
@@ -114,18 +116,6 @@ _sc_wait() {
     fi
     sleep 0.2
   done
-}
-
-_sc_stop_pid() {  # PID: TERM, up to 10 s, then KILL
-  local pid=$1 _
-  [ -n "$pid" ] || return 0
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  fi
-  wait "$pid" 2>/dev/null
-  return 0
 }
 
 slurm_cluster_log_tail() {
@@ -393,14 +383,14 @@ slurm_cluster_cleanup() {
   fi
   local name
   for name in slurmd slurmctld slurmdbd; do
-    _sc_stop_pid "${SC_PIDS[$name]:-}"
+    stop_pid "${SC_PIDS[$name]:-}"
     SC_PIDS[$name]=''
   done
   _sc_remove_cgroups
   prom_stop
   SC_PIDS[prometheus]=''
   for name in pushgateway munged; do
-    _sc_stop_pid "${SC_PIDS[$name]:-}"
+    stop_pid "${SC_PIDS[$name]:-}"
     SC_PIDS[$name]=''
   done
   mariadb_stop
