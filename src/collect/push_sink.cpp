@@ -2,6 +2,7 @@
 
 #include "collect/exposition.hpp"
 #include "core/curl_library.hpp"
+#include "core/encoding.hpp"
 #include "core/http_url.hpp"
 #include "core/log.hpp"
 #include "petricore_version.hpp"
@@ -33,55 +34,6 @@ std::string validated_push_url(const std::string& url) {
   return base;
 }
 
-bool is_unreserved(unsigned char c) {
-  return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
-}
-
-std::string percent_escape(std::string_view value) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(value.size());
-  for (unsigned char c : value) {
-    if (is_unreserved(c)) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 0xF];
-    }
-  }
-  return out;
-}
-
-// RFC 4648 §5 (URL and filename safe alphabet), padded.
-std::string base64url(std::string_view value) {
-  static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 3 <= value.size(); i += 3) {
-    const unsigned n = (static_cast<unsigned char>(value[i]) << 16) | (static_cast<unsigned char>(value[i + 1]) << 8) |
-                       static_cast<unsigned char>(value[i + 2]);
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += alphabet[(n >> 6) & 63];
-    out += alphabet[n & 63];
-  }
-  const std::size_t rest = value.size() - i;
-  if (rest == 1) {
-    const unsigned n = static_cast<unsigned char>(value[i]) << 16;
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += "==";
-  } else if (rest == 2) {
-    const unsigned n = (static_cast<unsigned char>(value[i]) << 16) | (static_cast<unsigned char>(value[i + 1]) << 8);
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += alphabet[(n >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
-
 // "/<label>/<value>" in the form the Pushgateway's grouping-key paths accept.
 std::string grouping_segment(std::string_view label, std::string_view value) {
   std::string out = "/";
@@ -93,7 +45,7 @@ std::string grouping_segment(std::string_view label, std::string_view value) {
     out += base64url(value);
   } else {
     out += '/';
-    out += percent_escape(value);
+    out += percent_encode(value);
   }
   return out;
 }

@@ -10,6 +10,7 @@
 // no rewriting of cairo's output.
 #include "render/job_html.hpp"
 
+#include "core/encoding.hpp"
 #include "core/utf8.hpp"
 
 #include "render/job_charts.hpp"
@@ -77,49 +78,11 @@ footer{margin-top:2rem;padding-top:.75rem;padding-bottom:1.5rem;border-top:1px s
 @media print{body{font-size:11pt}nav.links,form.job{display:none}a{color:inherit;text-decoration:none}figure,ul.findings li,table.summary tr{break-inside:avoid}.badge{border:1px solid currentColor}}
 )";
 
-std::string base64(std::string_view data) {
-  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < data.size(); i += 3) {
-    std::uint32_t n = static_cast<unsigned char>(data[i]) << 16 | static_cast<unsigned char>(data[i + 1]) << 8 |
-                      static_cast<unsigned char>(data[i + 2]);
-    out += alphabet[n >> 18 & 63];
-    out += alphabet[n >> 12 & 63];
-    out += alphabet[n >> 6 & 63];
-    out += alphabet[n & 63];
-  }
-  if (i < data.size()) {
-    std::uint32_t n = static_cast<unsigned char>(data[i]) << 16;
-    if (i + 1 < data.size()) n |= static_cast<unsigned char>(data[i + 1]) << 8;
-    out += alphabet[n >> 18 & 63];
-    out += alphabet[n >> 12 & 63];
-    out += i + 1 < data.size() ? alphabet[n >> 6 & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 // A job id as one path segment: Slurm's "123_4" and "123+1" stay readable,
 // anything else is percent-encoded.
 std::string path_segment(std::string_view text) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (char c : text) {
-    auto u = static_cast<unsigned char>(c);
-    if ((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || c == '-' || c == '.' ||
-        c == '_' || c == '~' || c == '+') {
-      out += c;
-    } else {
-      out += '%';
-      out += hex[u >> 4];
-      out += hex[u & 15];
-    }
-  }
-  return out;
+  return percent_encode(text, "+");
 }
-
 
 std::string h(std::string_view text) {
   return html_escape(text);

@@ -1,5 +1,7 @@
 #include "render/mail_message.hpp"
 
+#include "core/encoding.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -33,36 +35,14 @@ bool is_plain_ascii(std::string_view text) {
   return true;
 }
 
-std::string base64(std::string_view data, std::size_t line_length) {
-  static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+// base64 in lines of `line_length` characters joined by CRLF (RFC 2045 §6.8).
+std::string base64_lines(std::string_view data, std::size_t line_length) {
+  const std::string encoded = base64(data);
   std::string out;
-  out.reserve((data.size() + 2) / 3 * 4 + (data.size() / 57 + 1) * 2);
-  std::size_t column = 0;
-  auto put = [&](char c) {
-    if (line_length > 0 && column == line_length) {
-      out += kCrlf;
-      column = 0;
-    }
-    out += c;
-    ++column;
-  };
-  std::size_t i = 0;
-  for (; i + 3 <= data.size(); i += 3) {
-    const unsigned n = (static_cast<unsigned char>(data[i]) << 16) | (static_cast<unsigned char>(data[i + 1]) << 8) |
-                       static_cast<unsigned char>(data[i + 2]);
-    put(alphabet[(n >> 18) & 63]);
-    put(alphabet[(n >> 12) & 63]);
-    put(alphabet[(n >> 6) & 63]);
-    put(alphabet[n & 63]);
-  }
-  const std::size_t rest = data.size() - i;
-  if (rest > 0) {
-    unsigned n = static_cast<unsigned char>(data[i]) << 16;
-    if (rest == 2) n |= static_cast<unsigned char>(data[i + 1]) << 8;
-    put(alphabet[(n >> 18) & 63]);
-    put(alphabet[(n >> 12) & 63]);
-    put(rest == 2 ? alphabet[(n >> 6) & 63] : '=');
-    put('=');
+  out.reserve(encoded.size() + encoded.size() / line_length * 2);
+  for (std::size_t at = 0; at < encoded.size(); at += line_length) {
+    if (at > 0) out += kCrlf;
+    out.append(encoded, at, line_length);
   }
   return out;
 }
@@ -82,7 +62,7 @@ std::string encoded_words(std::string_view text) {
     while (end < text.size() && end > start + 1 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
     if (!out.empty()) out += "\r\n ";
     out += prefix;
-    out += base64(text.substr(start, end - start), 0);
+    out += base64(text.substr(start, end - start));
     out += suffix;
     start = end;
   }
@@ -228,7 +208,7 @@ std::string compose_mail(const MailMessage& message) {
 
   std::vector<std::string> encoded;
   encoded.reserve(message.attachments.size());
-  for (const MailAttachment& a : message.attachments) encoded.push_back(base64(a.data, kMaxEncodedLine));
+  for (const MailAttachment& a : message.attachments) encoded.push_back(base64_lines(a.data, kMaxEncodedLine));
   // "=_" cannot occur in quoted-printable or base64 output, so the first
   // boundary always fits; the loop only guards that reasoning.
   std::string boundary;
