@@ -116,9 +116,11 @@ class Api {
   CachedReportPtr load_job(const HttpRequest& request, const std::string& job_id, bool finished_only,
                            std::optional<HttpResponse>& refusal);
   Result<CachedReportPtr> analyse(const analysis::JobId& id);
-  // The finished job's file under `key` from the rendered cache, else
-  // draw() it (and keep it when the job has finished).
-  RenderedFile rendered(const CachedReport& entry, const std::string& key, const std::function<std::string()>& draw);
+  // The answer with the job's file under `key`: from the rendered cache, else
+  // draw() it (and keep it when the job has finished). A drawing failure
+  // (cairo missing or broken) is a 500 that says so.
+  HttpResponse drawn(const CachedReport& entry, const std::string& key, const std::string& content_type,
+                     const std::function<std::string()>& draw);
 
   ApiOptions options_;
   ApiBackends backends_;

@@ -64,15 +64,6 @@ std::optional<ImageRequest> image_request(const HttpRequest& request, std::optio
   return image;
 }
 
-HttpResponse file_response(const RenderedFile& file, std::string content_type, bool finished) {
-  HttpResponse response;
-  response.content_type = std::move(content_type);
-  response.body = *file;
-  // Per user (authorisation), so never in a shared cache.
-  response.headers.push_back({"Cache-Control", finished ? "private, max-age=300" : "no-store"});
-  return response;
-}
-
 // Drawing failed: cairo missing or broken on this server. Says so; the
 // error is the server's, not the request's.
 HttpResponse drawing_failed(const std::exception& e) {
@@ -81,53 +72,54 @@ HttpResponse drawing_failed(const std::exception& e) {
 
 }  // namespace
 
-RenderedFile Api::rendered(const CachedReport& entry, const std::string& key,
-                           const std::function<std::string()>& draw) {
-  if (entry.finished()) {
-    if (RenderedFile hit = rendered_.find(key)) return hit;
+HttpResponse Api::drawn(const CachedReport& entry, const std::string& key, const std::string& content_type,
+                        const std::function<std::string()>& draw) {
+  RenderedFile file = entry.finished() ? rendered_.find(key) : nullptr;
+  if (!file) {
+    try {
+      file = std::make_shared<const std::string>(draw());
+    } catch (const std::runtime_error& e) {
+      return drawing_failed(e);
+    }
+    if (entry.finished()) rendered_.put(key, file);
   }
-  auto file = std::make_shared<const std::string>(draw());
-  if (entry.finished()) rendered_.put(key, file);
-  return file;
+  HttpResponse response;
+  response.content_type = content_type;
+  response.body = *file;
+  // Per user (authorisation), so never in a shared cache.
+  response.headers.push_back({"Cache-Control", entry.finished() ? "private, max-age=300" : "no-store"});
+  return response;
 }
 
+// The query is checked before the job is loaded: a malformed request costs
+// no analysis.
 HttpResponse Api::plot(const HttpRequest& request, const std::string& job_id, const std::string& metric) {
   std::optional<HttpResponse> refusal;
-  CachedReportPtr entry = load_job(request, job_id, false, refusal);
-  if (!entry) return std::move(*refusal);
   auto image = image_request(request, refusal);
   if (!image) return std::move(*refusal);
+  CachedReportPtr entry = load_job(request, job_id, false, refusal);
+  if (!entry) return std::move(*refusal);
   auto chart = render::metric_chart(entry->report, metric);
   if (!chart) return json_error(error_status(chart.error().kind), chart.error().message);
-  const std::string key = "plot/" + entry->report.usage.job.job_id + "/" + metric + "/" + image->key();
-  try {
-    RenderedFile file = rendered(
-        *entry, key, [&] { return render::line_chart_image(*chart, image->format, image->width, image->height); });
-    return file_response(file, render::content_type(image->format), entry->finished());
-  } catch (const std::runtime_error& e) {
-    return drawing_failed(e);
-  }
+  return drawn(*entry, "plot/" + entry->report.usage.job.job_id + "/" + metric + "/" + image->key(),
+               render::content_type(image->format),
+               [&] { return render::line_chart_image(*chart, image->format, image->width, image->height); });
 }
 
 HttpResponse Api::pie(const HttpRequest& request, const std::string& job_id) {
   std::optional<HttpResponse> refusal;
-  CachedReportPtr entry = load_job(request, job_id, false, refusal);
-  if (!entry) return std::move(*refusal);
   auto image = image_request(request, refusal);
   if (!image) return std::move(*refusal);
   const std::string* of = request.query_param("of");
   const std::string kind = of == nullptr ? "mode" : *of;
   if (kind != "mode" && kind != "cores") return json_error(400, "of must be mode (user vs system) or cores");
+  CachedReportPtr entry = load_job(request, job_id, false, refusal);
+  if (!entry) return std::move(*refusal);
   auto chart = kind == "mode" ? render::cpu_mode_pie(entry->report) : render::cpu_core_pie(entry->report);
   if (!chart) return json_error(error_status(chart.error().kind), chart.error().message);
-  const std::string key = "pie/" + entry->report.usage.job.job_id + "/" + kind + "/" + image->key();
-  try {
-    RenderedFile file = rendered(
-        *entry, key, [&] { return render::pie_chart_image(*chart, image->format, image->width, image->height); });
-    return file_response(file, render::content_type(image->format), entry->finished());
-  } catch (const std::runtime_error& e) {
-    return drawing_failed(e);
-  }
+  return drawn(*entry, "pie/" + entry->report.usage.job.job_id + "/" + kind + "/" + image->key(),
+               render::content_type(image->format),
+               [&] { return render::pie_chart_image(*chart, image->format, image->width, image->height); });
 }
 
 HttpResponse Api::pdf(const HttpRequest& request, const std::string& job_id) {
@@ -138,15 +130,12 @@ HttpResponse Api::pdf(const HttpRequest& request, const std::string& job_id) {
   const std::string base = base_url(request);
   render::PdfOptions options;
   options.job_url = base.empty() ? "" : base + "/jobs/" + id;
-  try {
-    RenderedFile file = rendered(*entry, "pdf/" + id + "/" + options.job_url,
-                                 [&] { return render::pdf_report(entry->report, options); });
-    HttpResponse response = file_response(file, "application/pdf", entry->finished());
+  HttpResponse response = drawn(*entry, "pdf/" + id + "/" + options.job_url, "application/pdf",
+                                [&] { return render::pdf_report(entry->report, options); });
+  if (response.status == 200) {
     response.headers.push_back({"Content-Disposition", "inline; filename=\"job-" + id + ".pdf\""});
-    return response;
-  } catch (const std::runtime_error& e) {
-    return drawing_failed(e);
   }
+  return response;
 }
 
 HttpResponse Api::job_page(const HttpRequest& request, const std::string& job_id) {
@@ -155,13 +144,8 @@ HttpResponse Api::job_page(const HttpRequest& request, const std::string& job_id
   if (!entry) return std::move(*refusal);
   render::JobPageLinks links;
   links.base_url = base_url(request);
-  try {
-    RenderedFile file = rendered(*entry, "page/" + entry->report.usage.job.job_id + "/" + links.base_url,
-                                 [&] { return render::job_page_html(entry->report, links); });
-    return file_response(file, "text/html; charset=utf-8", entry->finished());
-  } catch (const std::runtime_error& e) {
-    return drawing_failed(e);
-  }
+  return drawn(*entry, "page/" + entry->report.usage.job.job_id + "/" + links.base_url, "text/html; charset=utf-8",
+               [&] { return render::job_page_html(entry->report, links); });
 }
 
 HttpResponse Api::job_form(const HttpRequest& request) {
