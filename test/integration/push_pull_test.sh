@@ -35,6 +35,8 @@ fi
 
 # shellcheck source=SCRIPTDIR/lib/tap.sh
 source "$(dirname "$0")/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/lib/process.sh
+source "$(dirname "$0")/lib/process.sh"
 
 [ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
 why=$(slurm_cgroup_unavailable)
@@ -55,17 +57,6 @@ JOB=$(( (RANDOM * 32768 + RANDOM) % 9000000 + 1000000 ))
 BASE=slurm_itest
 JOB_DIR=$BASE/uid_0/job_$JOB
 
-# Bounded stop of one process we started: TERM, up to 10 s, then KILL.
-stop_pid() {
-  local pid=$1 _
-  [ -n "$pid" ] || return 0
-  kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-  kill -TERM "$pid" 2>/dev/null
-  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
-  return 0
-}
 
 # The job's cgroups in every controller; the shared slurm_itest/uid_0 levels
 # only if nothing else (another run) lives there.

@@ -55,14 +55,9 @@ export no_proxy='*' NO_PROXY='*'
 T=$(mktemp -d /tmp/petricore-smtptest.XXXXXX) || bail "create a temp dir"
 SMTP_PID=
 smtp_stop() {
-  local pid=$SMTP_PID _
-  [ -n "$pid" ] || return 0
+  local pid=$SMTP_PID
   SMTP_PID=
-  kill -TERM "$pid" 2>/dev/null
-  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
-  return 0
+  stop_pid "$pid" 5
 }
 cleanup() {
   smtp_stop

@@ -82,15 +82,10 @@ mariadb_start() {
   done
 }
 
+# shellcheck source=SCRIPTDIR/process.sh
+source "$(dirname "${BASH_SOURCE[0]}")/process.sh"
+
 mariadb_stop() {
-  [ -n "${MDB_PID:-}" ] || return 0
-  kill -TERM "$MDB_PID" 2>/dev/null
-  local i
-  for i in $(seq 1 100); do
-    kill -0 "$MDB_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -0 "$MDB_PID" 2>/dev/null && kill -KILL "$MDB_PID" 2>/dev/null
-  wait "$MDB_PID" 2>/dev/null
+  stop_pid "${MDB_PID:-}"
   MDB_PID=
 }

@@ -41,6 +41,9 @@
 # One Prometheus at a time per shell (the PROM_* variables). Proxies from the
 # environment are ignored for loopback.
 
+# shellcheck source=SCRIPTDIR/process.sh
+source "$(dirname "${BASH_SOURCE[0]}")/process.sh"
+
 prom_unavailable() {
   local tool
   for tool in prometheus curl "$@"; do
@@ -107,14 +110,7 @@ EOF
 }
 
 prom_stop() {
-  local pid=${PROM_PID:-} _
-  [ -n "$pid" ] || return 0
+  local pid=${PROM_PID:-}
   PROM_PID=
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  fi
-  wait "$pid" 2>/dev/null
-  return 0
+  stop_pid "$pid"
 }

@@ -2,19 +2,8 @@
 # Starting and stopping `petricore serve` (and other processes) in the
 # integration tests. Needs $PETRICORE and prom_free_port (lib/prometheus.sh).
 
-# stop_pid PID: bounded stop of one process we started: TERM, up to 10 s,
-# then KILL; reaps it.
-stop_pid() {
-  local pid=$1 _
-  [ -n "$pid" ] || return 0
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  fi
-  wait "$pid" 2>/dev/null
-  return 0
-}
+# shellcheck source=SCRIPTDIR/process.sh
+source "$(dirname "${BASH_SOURCE[0]}")/process.sh"
 
 # serve_start LOG ARGS...: serve on a free loopback port in the background
 # (sets SERVE_PID and SERVE_URL); waits up to 10 s for /healthz.

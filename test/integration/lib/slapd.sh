@@ -127,16 +127,15 @@ slapd_ready() {
 
 # Stops the slapd this shell started (by PID: TERM, up to 10 s, then KILL).
 # A slapd frozen with SIGSTOP is continued first. Safe to call twice.
+# shellcheck source=SCRIPTDIR/process.sh
+source "$(dirname "${BASH_SOURCE[0]}")/process.sh"
+
 slapd_stop() {
-  local pid=$SLAPD_PID _
+  local pid=$SLAPD_PID
   [ -n "$pid" ] || return 0
   SLAPD_PID=''
-  kill -CONT "$pid" 2>/dev/null
-  kill -TERM "$pid" 2>/dev/null
-  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
-  return 0
+  kill -CONT "$pid" 2>/dev/null  # a frozen slapd (slapd_freeze) must see the TERM
+  stop_pid "$pid"
 }
 
 # slapd_freeze: SIGSTOP, then waits (up to 5 s) until every thread of slapd

@@ -58,8 +58,8 @@ _sc_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$_sc_here/mariadb.sh"
 # shellcheck source=SCRIPTDIR/prometheus.sh
 source "$_sc_here/prometheus.sh"
-# shellcheck source=SCRIPTDIR/serve.sh
-source "$_sc_here/serve.sh"  # stop_pid
+# shellcheck source=SCRIPTDIR/process.sh
+source "$_sc_here/process.sh"
 
 SC_USER=${SC_USER:-petricore-e2e}
 SC_GPUS=${SC_GPUS:-2}
