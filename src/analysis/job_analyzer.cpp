@@ -30,19 +30,6 @@ double now_seconds() {
   return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
-// The node behind an exporter's `instance` label ("gpu1.cluster:9445" ->
-// "gpu1"), to join GPU exporters' series with the collector's short names.
-std::string short_node_name(std::string_view instance) {
-  if (!instance.empty() && instance.front() == '[') {  // "[v6]:port"
-    const std::size_t close = instance.find(']');
-    return std::string(close == std::string_view::npos ? instance : instance.substr(1, close - 1));
-  }
-  if (std::count(instance.begin(), instance.end(), ':') == 1) instance = instance.substr(0, instance.find(':'));
-  const bool address = !instance.empty() && instance.find_first_not_of("0123456789.") == std::string_view::npos;
-  if (address || instance.find(':') != std::string_view::npos) return std::string(instance);
-  return std::string(instance.substr(0, instance.find('.')));
-}
-
 bool valid_label_name(const std::string& name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   return std::all_of(name.begin(), name.end(),

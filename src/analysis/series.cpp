@@ -5,6 +5,17 @@
 
 namespace petricore::analysis {
 
+std::string short_node_name(std::string_view instance) {
+  if (!instance.empty() && instance.front() == '[') {  // "[v6]:port"
+    const std::size_t close = instance.find(']');
+    return std::string(close == std::string_view::npos ? instance : instance.substr(1, close - 1));
+  }
+  if (std::count(instance.begin(), instance.end(), ':') == 1) instance = instance.substr(0, instance.find(':'));
+  const bool address = !instance.empty() && instance.find_first_not_of("0123456789.") == std::string_view::npos;
+  if (address || instance.find(':') != std::string_view::npos) return std::string(instance);
+  return std::string(instance.substr(0, instance.find('.')));
+}
+
 void downsample(std::vector<Sample>& samples, std::size_t max_points) {
   samples.erase(std::remove_if(samples.begin(), samples.end(), [](const Sample& s) { return std::isnan(s.value); }),
                 samples.end());

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace petricore::analysis {
@@ -24,6 +25,12 @@ struct Series {
     return it == labels.end() ? empty : it->second;
   }
 };
+
+// The node behind an exporter's `instance` label: "gpu1.cluster:9445" and
+// "gpu1:9445" -> "gpu1" (the collector sets the short host name, but a
+// scrape without honor_labels, or a GPU exporter, leaves "host.domain:port");
+// IP addresses stay whole, "[v6]:port" gives the v6 address.
+std::string short_node_name(std::string_view instance);
 
 // Reduces `samples` to at most `max_points` (>= 2) that keep the shape a
 // chart shows: the samples are cut into max_points / 2 runs of consecutive

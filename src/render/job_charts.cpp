@@ -96,13 +96,10 @@ bool key_less(const Candidate& a, const Candidate& b) {
   return natural_less(a.proc, b.proc);
 }
 
-// The node of a GPU exporter's series: its instance ("gpu1.cluster:9445")
-// or DCGM's Hostname, without port and domain.
+// The node of a GPU exporter's series: its instance or DCGM's Hostname.
 std::string gpu_node(const Series& s) {
-  std::string node = s.label("instance");
-  if (node.empty()) node = s.label("Hostname");
-  if (node.empty() || node.front() == '[') return node;  // an IPv6 literal: keep as is
-  return node.substr(0, node.find_first_of(":."));
+  const std::string& instance = s.label("instance");
+  return analysis::short_node_name(instance.empty() ? s.label("Hostname") : instance);
 }
 
 std::string line_label(const Series& s, bool several_nodes) {

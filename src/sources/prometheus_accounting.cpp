@@ -58,19 +58,6 @@ std::string seconds(std::int64_t s) {
   return std::to_string(s) + "s";
 }
 
-// The node behind an `instance` label: the collector sets the short host
-// name, but a scrape without honor_labels leaves "host.domain:port".
-std::string short_node_name(std::string_view instance) {
-  if (!instance.empty() && instance.front() == '[') {  // "[v6]:port"
-    const std::size_t close = instance.find(']');
-    return std::string(close == std::string_view::npos ? instance : instance.substr(1, close - 1));
-  }
-  if (std::count(instance.begin(), instance.end(), ':') == 1) instance = instance.substr(0, instance.find(':'));
-  const bool address = !instance.empty() && instance.find_first_not_of("0123456789.") == std::string_view::npos;
-  if (address || instance.find(':') != std::string_view::npos) return std::string(instance);
-  return std::string(instance.substr(0, instance.find('.')));
-}
-
 // "node1,node2,node3,node7" -> "node[1-3,7]", as Slurm prints node lists.
 std::string compress_hostlist(const std::set<std::string>& names) {
   struct Host {
@@ -209,7 +196,7 @@ class PrometheusAccounting final : public AccountingSource {
       } else if (field == "end") {
         last_sample = value;
       } else if (field == "node") {
-        nodes.insert(short_node_name(s.label("instance")));
+        nodes.insert(analysis::short_node_name(s.label("instance")));
         samples_per_node = std::max(samples_per_node, value);
         if (record.user.empty()) record.user = s.label("user");
         if (!record.uid) record.uid = parse_uid(s.label("uid"));

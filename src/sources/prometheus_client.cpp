@@ -1,6 +1,7 @@
 #include "sources/prometheus_client.hpp"
 
 #include "core/curl_library.hpp"
+#include "core/encoding.hpp"
 #include "core/http_url.hpp"
 #include "core/log.hpp"
 #include "petricore_version.hpp"
@@ -46,25 +47,6 @@ std::string one_line(std::string_view text, std::size_t max_size = 300) {
   return out;
 }
 
-bool is_unreserved(unsigned char c) {
-  return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
-}
-
-// application/x-www-form-urlencoded, which Prometheus reads from both the
-// query string and a POST body.
-void append_form_escaped(std::string& out, std::string_view value) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  for (unsigned char c : value) {
-    if (is_unreserved(c)) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 0xF];
-    }
-  }
-}
-
 // Epoch seconds and durations as Prometheus parses them: a decimal float,
 // millisecond precision (its own resolution).
 std::string seconds_text(double seconds) {
@@ -81,7 +63,7 @@ std::string form_encode(const Params& params) {
     if (!out.empty()) out += '&';
     out += key;
     out += '=';
-    append_form_escaped(out, value);
+    out += percent_encode(value);  // application/x-www-form-urlencoded, as Prometheus reads it
   }
   return out;
 }

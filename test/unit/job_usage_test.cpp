@@ -239,3 +239,12 @@ TEST_CASE("downsampling keeps each run's lowest and highest sample in time order
   CHECK(has(500.0));
   for (std::size_t i = 1; i < samples.size(); ++i) CHECK(samples[i - 1].time < samples[i].time);
 }
+
+TEST_CASE("the node behind an instance label: short name, addresses whole", "[usage]") {
+  CHECK(short_node_name("gpu1.cluster:9445") == "gpu1");
+  CHECK(short_node_name("gpu1:9445") == "gpu1");
+  CHECK(short_node_name("node01") == "node01");
+  CHECK(short_node_name("10.0.0.5:9445") == "10.0.0.5");
+  CHECK(short_node_name("[fe80::1]:9445") == "fe80::1");
+  CHECK(short_node_name("") == "");
+}
