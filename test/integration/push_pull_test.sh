@@ -35,16 +35,15 @@ fi
 
 # shellcheck source=SCRIPTDIR/lib/tap.sh
 source "$(dirname "$0")/lib/tap.sh"
-# shellcheck source=SCRIPTDIR/lib/process.sh
-source "$(dirname "$0")/lib/process.sh"
+# shellcheck source=SCRIPTDIR/lib/prometheus.sh
+source "$(dirname "$0")/lib/prometheus.sh"
 
 [ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
 why=$(slurm_cgroup_unavailable)
 [ -z "$why" ] || skip "$why"
 CG=$SLURM_CGROUP_BASE
-for tool in prometheus prometheus-pushgateway curl; do
-  command -v "$tool" >/dev/null || skip "$tool is not installed"
-done
+why=$(prom_unavailable prometheus-pushgateway)
+[ -z "$why" ] || skip "$why"
 
 # Loopback only: never through a proxy from the environment.
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
@@ -66,8 +65,8 @@ cleanup() {
   stop_pid "$COLLECT_PID"
   [ -n "$SLEEP_PID" ] && kill -KILL "$SLEEP_PID" 2>/dev/null && wait "$SLEEP_PID" 2>/dev/null
   remove_cgroups
-  stop_pid "$PROM_PID"
-  stop_pid "$PGW_PID"
+  prom_stop
+  pushgateway_stop
   if [ "$failed" -gt 0 ] && [ -f "$T/collect.log" ]; then
     echo "--- last lines of collect's log:" >&2
     tail -n 20 "$T/collect.log" >&2
@@ -119,26 +118,9 @@ wait_until() {
 }
 
 # --- the monitoring stack
-prometheus-pushgateway --web.listen-address="127.0.0.1:$PGW_PORT" \
-  </dev/null >"$T/pushgateway.log" 2>&1 &
-PGW_PID=$!
-mkdir -p "$T/prom-data"
-cat >"$T/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: pushgateway
-    honor_labels: true          # keep the pushed job/instance labels
-    static_configs:
-      - targets: ['127.0.0.1:$PGW_PORT']
-EOF
-prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/prom-data" \
-  --web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=1d \
-  </dev/null >"$T/prometheus.log" 2>&1 &
-PROM_PID=$!
-wait_until 10 get -o /dev/null "$PGW/-/ready" || bail "pushgateway ready on $PGW (see $T/pushgateway.log)"
-wait_until 30 get -o /dev/null "$PROM/-/ready" || bail "prometheus ready on $PROM (see $T/prometheus.log)"
+pushgateway_start "$T" "$PGW_PORT" || bail "pushgateway ready on $PGW"
+prom_pushgateway_config "$T/prometheus.yml" "127.0.0.1:$PGW_PORT" 1s
+prom_start "$T" "$T/prom-data" "$T/prometheus.yml" || bail "prometheus ready on $PROM"
 
 # --- the job: Slurm v1 layout (all of the parent's CPUs, no memory limit),
 # one process

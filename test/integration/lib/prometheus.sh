@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # A real Prometheus (Debian's `prometheus`) for integration tests: on a free
-# loopback port, over a TSDB directory the test owns, stopped by PID.
+# loopback port, over a TSDB directory the test owns, stopped by PID; and a
+# real Pushgateway (Debian's `prometheus-pushgateway`) for it to scrape.
 #
 #   source "$(dirname "$0")/lib/prometheus.sh"
 #   why=$(prom_unavailable promtool) && [ -z "$why" ] || skip "$why"
@@ -8,6 +9,12 @@
 #   prom_start "$T" "$T/tsdb" || bail "..."   # sets PROM_PID, PROM_PORT, PROM_URL
 #   prom_get /api/v1/query --data-urlencode 'query=up'
 #   prom_stop                                 # also safe in an EXIT trap
+#
+# With a Pushgateway (why=$(prom_unavailable prometheus-pushgateway)):
+#   pushgateway_start "$T" || bail "..."      # sets PGW_PID, PGW_PORT, PGW_URL
+#   prom_pushgateway_config "$T/prometheus.yml" "127.0.0.1:$PGW_PORT" 1s
+#   prom_start "$T" "$T/tsdb" "$T/prometheus.yml" || bail "..."
+#   prom_stop; pushgateway_stop               # also safe in an EXIT trap
 #
 # Functions:
 #   prom_unavailable [TOOL...]  prints why Prometheus cannot be used here
@@ -37,9 +44,25 @@
 #                               yourself or pass them as a POST form.
 #   prom_stop                   TERM to PROM_PID, up to 10 s, then KILL; clears
 #                               PROM_PID. Does nothing when none is running.
+#   prom_pushgateway_config FILE TARGET INTERVAL
+#                               writes FILE (its directory created if missing):
+#                               a Prometheus config scraping the Pushgateway at
+#                               TARGET (host:port) every INTERVAL (e.g. 1s; also
+#                               the evaluation interval) with honor_labels: true,
+#                               so the pushed job and instance labels are kept.
+#   pushgateway_start DIR [PORT]
+#                               starts prometheus-pushgateway on 127.0.0.1:PORT
+#                               (a free port when not given) with its log at
+#                               DIR/pushgateway.log (DIR created if missing).
+#                               Waits up to PGW_READY_SECONDS (10) for /-/ready.
+#                               Sets PGW_PID, PGW_PORT, PGW_URL. Status 1, with
+#                               the log's tail on stderr, when it does not get
+#                               ready (the process is then stopped).
+#   pushgateway_stop            TERM to PGW_PID, up to 10 s, then KILL; clears
+#                               PGW_PID. Does nothing when none is running.
 #
-# One Prometheus at a time per shell (the PROM_* variables). Proxies from the
-# environment are ignored for loopback.
+# One Prometheus and one Pushgateway at a time per shell (the PROM_* and
+# PGW_* variables). Proxies from the environment are ignored for loopback.
 
 # shellcheck source=SCRIPTDIR/process.sh
 source "$(dirname "${BASH_SOURCE[0]}")/process.sh"
@@ -79,8 +102,23 @@ prom_get() {
   curl -sf --max-time 2 --noproxy '*' "$PROM_URL$path" "$@"
 }
 
+# _prom_wait_ready NAME PID URL LOG SECONDS: polls URL/-/ready every 0.1 s
+# until it answers and PID still runs (not another server on that port);
+# status 1, with LOG's tail on stderr, once PID is gone or SECONDS have passed.
+_prom_wait_ready() {
+  local name=$1 pid=$2 url=$3 log=$4 deadline=$(($(date +%s) + $5))
+  until curl -sf --max-time 2 --noproxy '*' -o /dev/null "$url/-/ready" && kill -0 "$pid" 2>/dev/null; do
+    if ! kill -0 "$pid" 2>/dev/null || [ "$(date +%s)" -ge "$deadline" ]; then
+      echo "$name did not get ready on $url; last lines of $log:" >&2
+      tail -n 10 "$log" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
 prom_start() {
-  local dir=$1 tsdb=$2 config=${3:-} deadline
+  local dir=$1 tsdb=$2 config=${3:-}
   PROM_PORT=${PROM_PORT:-$(prom_free_port)}
   PROM_URL=http://127.0.0.1:$PROM_PORT
   mkdir -p "$dir" "$tsdb" || return 1
@@ -97,20 +135,45 @@ EOF
     --web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=30d \
     </dev/null >"$dir/prometheus.log" 2>&1 &
   PROM_PID=$!
-  deadline=$(($(date +%s) + ${PROM_READY_SECONDS:-30}))
-  until prom_get /-/ready -o /dev/null; do
-    if ! kill -0 "$PROM_PID" 2>/dev/null || [ "$(date +%s)" -ge "$deadline" ]; then
-      echo "prometheus did not get ready on $PROM_URL; last lines of $dir/prometheus.log:" >&2
-      tail -n 10 "$dir/prometheus.log" >&2
-      prom_stop
-      return 1
-    fi
-    sleep 0.1
-  done
+  _prom_wait_ready prometheus "$PROM_PID" "$PROM_URL" "$dir/prometheus.log" "${PROM_READY_SECONDS:-30}" ||
+    { prom_stop; return 1; }
 }
 
 prom_stop() {
   local pid=${PROM_PID:-}
   PROM_PID=
+  stop_pid "$pid"
+}
+
+prom_pushgateway_config() {
+  local file=$1 target=$2 interval=$3
+  mkdir -p "$(dirname "$file")" || return 1
+  cat >"$file" <<EOF
+global:
+  scrape_interval: $interval
+  evaluation_interval: $interval
+scrape_configs:
+  - job_name: pushgateway
+    honor_labels: true          # keep the pushed job/instance labels
+    static_configs:
+      - targets: ['$target']
+EOF
+}
+
+pushgateway_start() {
+  local dir=$1
+  PGW_PORT=${2:-$(prom_free_port)}
+  PGW_URL=http://127.0.0.1:$PGW_PORT
+  mkdir -p "$dir" || return 1
+  prometheus-pushgateway --web.listen-address="127.0.0.1:$PGW_PORT" \
+    </dev/null >"$dir/pushgateway.log" 2>&1 &
+  PGW_PID=$!
+  _prom_wait_ready pushgateway "$PGW_PID" "$PGW_URL" "$dir/pushgateway.log" "${PGW_READY_SECONDS:-10}" ||
+    { pushgateway_stop; return 1; }
+}
+
+pushgateway_stop() {
+  local pid=${PGW_PID:-}
+  PGW_PID=
   stop_pid "$pid"
 }

@@ -27,7 +27,7 @@
 #                controller is there), and two stand-in GPUs
 #                (character nodes 195:0 and 195:1 under $SC_DIR/fakedev) as
 #                GRES gpu (realstack/gpu-gres.md)
-#   pushgateway  prometheus-pushgateway on SC_PGW_URL
+#   pushgateway  lib/prometheus.sh's pushgateway_start, on SC_PGW_URL
 #   prometheus   lib/prometheus.sh, scraping the Pushgateway every second
 #                with honor_labels (PROM_URL)
 #
@@ -310,21 +310,9 @@ slurm_cluster_start() {
   _sc_start_daemon slurmd 30 _sc_node_idle || return 1
 
   # The monitoring stack.
-  prometheus-pushgateway --web.listen-address="127.0.0.1:$SC_PGW_PORT" \
-    </dev/null >"$SC_DIR/pushgateway.log" 2>&1 &
-  SC_PIDS[pushgateway]=$!
-  _sc_wait 10 "${SC_PIDS[pushgateway]}" pushgateway curl -sf --max-time 2 --noproxy '*' "$SC_PGW_URL/-/ready" || return 1
-  mkdir -p "$SC_DIR/prometheus"
-  cat >"$SC_DIR/prometheus/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: pushgateway
-    honor_labels: true          # keep the pushed job/instance labels
-    static_configs:
-      - targets: ['127.0.0.1:$SC_PGW_PORT']
-EOF
+  pushgateway_start "$SC_DIR" "$SC_PGW_PORT" || return 1
+  SC_PIDS[pushgateway]=$PGW_PID
+  prom_pushgateway_config "$SC_DIR/prometheus/prometheus.yml" "127.0.0.1:$SC_PGW_PORT" 1s
   prom_start "$SC_DIR/prometheus" "$SC_DIR/prometheus/tsdb" "$SC_DIR/prometheus/prometheus.yml" || return 1
   SC_PIDS[prometheus]=$PROM_PID
   echo "# cluster $SC_CLUSTER node $SC_NODE (cgroups slurm_$SC_NODE, first job id $SC_FIRST_JOB):" \
@@ -389,10 +377,13 @@ slurm_cluster_cleanup() {
   _sc_remove_cgroups
   prom_stop
   SC_PIDS[prometheus]=''
-  for name in pushgateway munged; do
-    stop_pid "${SC_PIDS[$name]:-}"
-    SC_PIDS[$name]=''
-  done
+  # SC_PIDS[pushgateway] is what counts: a caller may have restored it in
+  # another shell (scripts/demo stop), where PGW_PID was never set.
+  PGW_PID=${SC_PIDS[pushgateway]:-}
+  pushgateway_stop
+  SC_PIDS[pushgateway]=''
+  stop_pid "${SC_PIDS[munged]:-}"
+  SC_PIDS[munged]=''
   mariadb_stop
   SC_PIDS[mariadbd]=''
   # The job user belongs to these tests: whatever it still runs goes, by PID.
