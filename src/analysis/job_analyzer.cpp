@@ -22,8 +22,6 @@ namespace {
 // The API refuses more than 11,000 points per series; 10,000 steps leave a
 // margin for the alignment below.
 constexpr double kMaxSteps = 10000;
-// The collector's default interval: a finer step only repeats samples.
-constexpr double kMinStep = 15;
 
 double now_seconds() {
   using namespace std::chrono;
@@ -54,25 +52,22 @@ std::string alternatives(const Strings& values) {
   return out;
 }
 
-struct Window {
-  double start = 0;
-  double end = 0;
-  double step = 0;
-};
+}  // namespace
 
 // Steps end exactly at the job's end, where the last sample (which holds the
 // final value of every cumulative metric: CPU time, bytes) is still visible:
 // the collector drops a job's series only at its first pass after the end,
-// so Prometheus's staleness marker comes later. The first step lies at or
-// before the start.
-Window window_for(const JobRecord& job, double now) {
-  Window w;
-  w.end = job.end ? static_cast<double>(*job.end) : now;
-  const double begin = std::min(static_cast<double>(*job.start), w.end);
-  w.step = std::max(kMinStep, std::ceil((w.end - begin) / kMaxSteps));
+// so Prometheus's staleness marker comes later.
+QueryWindow query_window(double job_start, std::optional<double> job_end, double now, double min_step) {
+  QueryWindow w;
+  w.end = job_end ? *job_end : now;
+  const double begin = std::min(job_start, w.end);
+  w.step = std::max(min_step, std::ceil((w.end - begin) / kMaxSteps));
   w.start = w.end - std::ceil((w.end - begin) / w.step) * w.step;
   return w;
 }
+
+namespace {
 
 // The job's GPUs by node, from its jobs_gpus_used series.
 std::map<std::string, std::set<std::string>> gpus_of(const std::vector<Series>& gpus_used) {
@@ -91,7 +86,7 @@ std::map<std::string, std::set<std::string>> gpus_of(const std::vector<Series>& 
 Result<std::optional<std::vector<Series>>> gpu_series(sources::PrometheusClient& prometheus,
                                                       const AnalyzerOptions& options,
                                                       const std::map<std::string, std::set<std::string>>& gpus,
-                                                      const Window& w) {
+                                                      const QueryWindow& w) {
   const std::string& instance_label = options.gpu_instance_label;
   const std::string& index_label = options.gpu_index_label;
   if (gpus.empty()) return std::optional<std::vector<Series>>();
@@ -148,7 +143,10 @@ Result<JobReport> JobAnalyzer::analyze(const JobId& id) {
     return unavailable("accounting source " + accounting_.name() + " gave no numeric job id for job " + id.text());
   }
   if (record->start) {  // a pending job has no series yet
-    const Window w = window_for(*record, now_seconds());
+    const QueryWindow w =
+        query_window(static_cast<double>(*record->start),
+                     record->end ? std::optional<double>(static_cast<double>(*record->end)) : std::nullopt,
+                     now_seconds(), options_.min_step_seconds);
     const std::string job_match = "slurm_job=" + sources::promql_string(record->raw_id);
     auto all = prometheus_.query_range("{__name__=~\"jobs_.+\"," + job_match + "}", w.start, w.end, w.step);
     if (!all) return all.error();

@@ -9,6 +9,7 @@
 #include "analysis/rules.hpp"
 #include "core/result.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,26 @@ struct JobReport {
 
 struct AnalyzerOptions {
   RuleThresholds thresholds;
+  // The smallest range-query step ([prometheus] step): the collectors'
+  // interval, since a finer step only repeats samples. Jobs longer than
+  // 10,000 steps get a coarser one.
+  double min_step_seconds = 15;
   // GPU utilisation series: metric name and the labels that carry the node
   // and the GPU index (the original's nvidia exporter; DCGM also accepted).
   std::string gpu_utilization_metric = "utilization_gpu";
   std::string gpu_instance_label = "instance";
   std::string gpu_index_label = "gpu";
 };
+
+// The range-query window of a job: steps end exactly at its end (or `now`
+// while it runs) and the first lies at or before its start; step is
+// min_step, or coarser so that the window has at most 10,000 steps.
+struct QueryWindow {
+  double start = 0;
+  double end = 0;
+  double step = 0;
+};
+QueryWindow query_window(double job_start, std::optional<double> job_end, double now, double min_step);
 
 class JobAnalyzer {
  public:
