@@ -120,7 +120,7 @@ _sc_wait() {
 
 slurm_cluster_log_tail() {
   local f
-  for f in "$SC_DIR"/log/*.log "$SC_DIR"/munge/munged.log "$MDB_DIR/error.log" "$SC_DIR/pushgateway.log" \
+  for f in "$SC_DIR"/log/*.log "$SC_DIR"/munge/munged.log "${MDB_DIR:-}/error.log" "$SC_DIR/pushgateway.log" \
     "$SC_DIR/prometheus/prometheus.log"; do
     [ -s "$f" ] || continue
     echo "--- last lines of $f:" >&2
