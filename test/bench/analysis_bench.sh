@@ -106,7 +106,7 @@ if ! command -v wrk >/dev/null; then
   echo "serve: skipped (wrk not installed)"
   exit 0
 fi
-SERVE_PORT=$(prom_free_port)
+SERVE_PORT=$(free_ports 1)
 "$PETRICORE" --log-level warning serve --listen "127.0.0.1:$SERVE_PORT" --prometheus "$PROM_URL" --accounting prometheus \
   >"$T/serve.log" 2>&1 &
 SERVE_PID=$!

@@ -325,7 +325,7 @@ net_log_check() { python3 "$T/net_log_check.py" "$@" 2>&1 | tail -n 1; }
 mkdir -p "$T/control"
 printf '%s\n' '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>control</title></head>' \
   '<body><img src="http://external.invalid/x.png" alt="x"></body></html>' >"$T/control/index.html"
-CONTROL_PORT=$(prom_free_port)
+CONTROL_PORT=$(free_ports 1)
 python3 -m http.server --bind 127.0.0.1 --directory "$T/control" "$CONTROL_PORT" >"$T/control.log" 2>&1 &
 CONTROL_PID=$!
 for _ in $(seq 1 50); do curl -sf -o /dev/null "http://127.0.0.1:$CONTROL_PORT/" && break; sleep 0.1; done

@@ -52,7 +52,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---- the demo
-DEMO_PORT=$(prom_free_port) PETRICORE=$PETRICORE "$demo" >"$T/out" 2>"$T/err"
+DEMO_PORT=$(free_ports 1) PETRICORE=$PETRICORE "$demo" >"$T/out" 2>"$T/err"
 rc=$?
 if [ $rc = 0 ]; then
   ok "scripts/demo exits 0 after $((SECONDS - START)) s"

@@ -177,7 +177,7 @@ check "unknown job: exit 2 and one line naming the job (exit $rc: $(head -n 1 "$
   test "$rc" = 2 -a "$(wc -l <"$T/u.err")" = 1 -a ! -s "$T/u.out"
 check "the unknown-job message names job $UNKNOWN" grep -q "$UNKNOWN" "$T/u.err"
 
-DOWN=http://127.0.0.1:$(prom_free_port)
+DOWN=http://127.0.0.1:$(free_ports 1)
 "$PETRICORE" report "$JOB_A" --json --prometheus "$DOWN" --accounting prometheus >"$T/d.out" 2>"$T/d.err"
 rc=$?
 check "Prometheus down: exit 1 and one line naming $DOWN (exit $rc: $(head -n 1 "$T/d.err"))" \

@@ -76,28 +76,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Three distinct free loopback ports, held open together while chosen.
-free_ports() {
-  if command -v python3 >/dev/null; then
-    python3 - <<'EOF'
-import socket
-socks = [socket.socket() for _ in range(3)]
-for s in socks:
-    s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in socks))
-EOF
-  else
-    local ports="" p
-    while [ "$(echo "$ports" | wc -w)" -lt 3 ]; do
-      p=$(( RANDOM % 30000 + 20000 ))
-      case " $ports " in *" $p "*) continue ;; esac
-      (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
-      ports="$ports $p"
-    done
-    echo "$ports"
-  fi
-}
-read -r PGW_PORT PROM_PORT PULL_PORT <<<"$(free_ports)"
+read -r PGW_PORT PROM_PORT PULL_PORT <<<"$(free_ports 3)"
 [ -n "${PULL_PORT:-}" ] || bail "find three free ports"
 PGW=http://127.0.0.1:$PGW_PORT
 PROM=http://127.0.0.1:$PROM_PORT

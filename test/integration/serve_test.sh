@@ -123,7 +123,7 @@ jobs_cpus_allocated{instance="node9",slurm_job="$JOB_C"} 2
 jobs_cpu_percent{instance="node9",slurm_job="$JOB_C"} 150
 jobs_rss{instance="node9",slurm_job="$JOB_C"} 100
 EOF
-FILES_PORT=$(prom_free_port)
+FILES_PORT=$(free_ports 1)
 python3 -m http.server --bind 127.0.0.1 --directory "$T/files" "$FILES_PORT" >"$T/files.log" 2>&1 &
 FILES_PID=$!
 cat >"$T/prometheus.yml" <<EOF
@@ -148,7 +148,7 @@ done
 ok "prometheus on $PROM_URL holds finished jobs $JOB_A (alice) and $JOB_B (bob), scrapes running job $JOB_C (alice)"
 
 # --- start-up errors
-"$PETRICORE" serve --listen 0.0.0.0:"$(prom_free_port)" --prometheus "$PROM_URL" --accounting prometheus \
+"$PETRICORE" serve --listen 0.0.0.0:"$(free_ports 1)" --prometheus "$PROM_URL" --accounting prometheus \
   >"$T/none.out" 2>"$T/none.err" </dev/null &
 pid=$!
 for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
@@ -212,7 +212,7 @@ check "user summary: mean CPU efficiency of job A is 32.52 % (got $got)" test "$
 # (a second server on the same Prometheus, with [ldap] set).
 if [ -z "$(slapd_unavailable)" ]; then
   main_pid=$SERVE_PID main_url=$SERVE_URL
-  if slapd_start "$T/slapd" "$(slapd_free_port)" && slapd_load_base &&
+  if slapd_start "$T/slapd" "$(free_ports 1)" && slapd_load_base &&
     slapd_add_user alice 1001 alice@example.org && slapd_add_group physics 2001 alice bob &&
     slapd_add_group rrg-alice 2002 alice; then
     printf '%s\n' "$SLAPD_ADMIN_PASSWORD" >"$T/ldap.password"
@@ -303,7 +303,7 @@ check "SIGTERM: exit 0 (got $rc)" test "$rc" = 0
 check "the stop is logged" grep -q "stopped" "$T/serve1.log"
 
 # --- a Prometheus that accepts and never answers; one worker
-HOLE_PORT=$(prom_free_port)
+HOLE_PORT=$(free_ports 1)
 python3 - "$HOLE_PORT" >"$T/hole.log" 2>&1 <<'EOF' &
 import socket, sys
 s = socket.socket()

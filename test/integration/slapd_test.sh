@@ -74,7 +74,7 @@ READER_PASSWORD='reader pass: 7*(x)'
 SLAPD_ACCESS="access to attrs=userPassword by anonymous auth by * none
 access to attrs=mail by users read by * none
 access to * by * read"
-PORT=$(slapd_free_port)
+PORT=$(free_ports 1)
 slapd_start "$T/slapd" "$PORT" || bail "start slapd on 127.0.0.1:$PORT (see above)"
 URI=$SLAPD_URI
 echo "# slapd pid $SLAPD_PID on $URI"
@@ -163,7 +163,7 @@ expect_prefix "an unknown base is an error naming it" \
   "$(lookup --uri "$URI" --base dc=nowhere,dc=org --timeout 2 alice)"
 
 # --- several URIs: the first one is down
-DEAD_PORT=$(slapd_free_port)
+DEAD_PORT=$(free_ports 1)
 expect "the next URI is used when the first one is down" \
   "user=bob uid=1002 email=- groups=physics" \
   "$(lookup --uri "ldap://127.0.0.1:$DEAD_PORT $URI" --base "$BASE" --timeout 2 bob)"

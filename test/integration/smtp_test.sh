@@ -84,7 +84,7 @@ prom_start "$T" "$T/tsdb" || bail "start prometheus over the backfilled TSDB"
 ok "prometheus ready on $PROM_URL with finished jobs $JOB_A, $JOB_B and running jobs $JOB_C, $JOB_D"
 
 # --- the SMTP sink
-SMTP_PORT=$(prom_free_port)
+SMTP_PORT=$(free_ports 1)
 SMTP_URL=smtp://127.0.0.1:$SMTP_PORT
 MAILDIR=$T/maildir
 smtp_start() {
@@ -205,7 +205,7 @@ fi
 # The owner's mail in LDAP wins over [smtp] domain (a real slapd, when
 # installed; anonymous reads).
 if [ -z "$(slapd_unavailable)" ]; then
-  if slapd_start "$T/slapd" "$(slapd_free_port)" && slapd_load_base &&
+  if slapd_start "$T/slapd" "$(free_ports 1)" && slapd_load_base &&
     slapd_add_user alice 1001 alice@ldap.example.org; then
     before=$(stored)
     "$PETRICORE" --config "$T/petricore.toml" report "$JOB_A" --send-mail --ldap-uri "$SLAPD_URI" \

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Stopping a process a test started, the one way every test and library does.
+# Stopping a process a test started, and finding free ports for one: the
+# one way every test and library does.
 
 # stop_pid PID [SECONDS]: TERM, up to SECONDS (10) for it to go, then KILL;
 # reaps it when it is our child. Nothing to do for an empty or gone PID.
@@ -13,4 +14,17 @@ stop_pid() {
   fi
   wait "$pid" 2>/dev/null
   return 0
+}
+
+# free_ports [N]: N (default 1) distinct free TCP ports on 127.0.0.1, held
+# open together while chosen, printed on one line (a small race remains
+# until the caller binds them; fine for tests).
+free_ports() {
+  python3 - "${1:-1}" <<'EOF'
+import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+EOF
 }

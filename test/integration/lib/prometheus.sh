@@ -20,7 +20,6 @@
 #   prom_unavailable [TOOL...]  prints why Prometheus cannot be used here
 #                               (prometheus, curl or an extra TOOL such as
 #                               promtool missing); prints nothing when it can.
-#   prom_free_port              prints a free TCP port on 127.0.0.1.
 #   prom_backfill FILE TSDB     turns an OpenMetrics FILE (ending "# EOF",
 #                               timestamps in seconds) into blocks in TSDB with
 #                               `promtool tsdb create-blocks-from openmetrics`.
@@ -74,18 +73,6 @@ prom_unavailable() {
   done
 }
 
-prom_free_port() {
-  local p
-  if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-    return
-  fi
-  while :; do
-    p=$((RANDOM % 30000 + 20000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-  done
-}
-
 prom_backfill() {
   local file=$1 tsdb=$2
   mkdir -p "$tsdb" || return 1
@@ -119,7 +106,7 @@ _prom_wait_ready() {
 
 prom_start() {
   local dir=$1 tsdb=$2 config=${3:-}
-  PROM_PORT=${PROM_PORT:-$(prom_free_port)}
+  PROM_PORT=${PROM_PORT:-$(free_ports 1)}
   PROM_URL=http://127.0.0.1:$PROM_PORT
   mkdir -p "$dir" "$tsdb" || return 1
   if [ -z "$config" ]; then
@@ -162,7 +149,7 @@ EOF
 
 pushgateway_start() {
   local dir=$1
-  PGW_PORT=${2:-$(prom_free_port)}
+  PGW_PORT=${2:-$(free_ports 1)}
   PGW_URL=http://127.0.0.1:$PGW_PORT
   mkdir -p "$dir" || return 1
   prometheus-pushgateway --web.listen-address="127.0.0.1:$PGW_PORT" \

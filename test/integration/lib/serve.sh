@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Starting and stopping `petricore serve` (and other processes) in the
-# integration tests. Needs $PETRICORE and prom_free_port (lib/prometheus.sh).
+# integration tests. Needs $PETRICORE; free_ports comes from lib/process.sh.
 
 # shellcheck source=SCRIPTDIR/process.sh
 source "$(dirname "${BASH_SOURCE[0]}")/process.sh"
@@ -10,7 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/process.sh"
 serve_start() {
   local log=$1 port deadline
   shift
-  port=$(prom_free_port)
+  port=$(free_ports 1)
   SERVE_URL=http://127.0.0.1:$port
   "$PETRICORE" --log-level info serve --listen "127.0.0.1:$port" "$@" </dev/null >"$log" 2>&1 &
   SERVE_PID=$!

@@ -7,7 +7,7 @@
 #
 #   source test/integration/lib/slapd.sh
 #   why=$(slapd_unavailable); [ -z "$why" ] || skip "$why"
-#   slapd_start "$T/slapd" "$(slapd_free_port)" || bail "start slapd"
+#   slapd_start "$T/slapd" "$(free_ports 1)" || bail "start slapd"
 #   slapd_load_base                   # the suffix, ou=people, ou=groups
 #   slapd_add_user alice 1001 alice@example.org
 #   slapd_add_group physics 2001 alice
@@ -43,19 +43,6 @@ slapd_unavailable() {
   [ -e /usr/lib/ldap/back_mdb.la ] || [ -e /usr/lib/ldap/back_mdb.so ] ||
     ls /usr/lib/ldap/back_mdb* >/dev/null 2>&1 || { echo "slapd's back_mdb module is missing"; return 0; }
   return 0
-}
-
-# A free loopback TCP port (bound and released: a small race, fine for tests).
-slapd_free_port() {
-  if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-  else
-    local p
-    while :; do
-      p=$((RANDOM % 30000 + 20000))
-      (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
-    done
-  fi
 }
 
 _slapd_bin() { command -v "$1" 2>/dev/null || echo "/usr/sbin/$1"; }

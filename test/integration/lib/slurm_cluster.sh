@@ -89,17 +89,6 @@ slurm_cluster_unavailable() {
 
 _sc_bin() { command -v "$1" 2>/dev/null || echo "/usr/sbin/$1"; }
 
-# N distinct free TCP ports on 127.0.0.1, held open together while chosen.
-_sc_free_ports() {
-  python3 - "$1" <<'EOF'
-import socket, sys
-socks = [socket.socket() for _ in range(int(sys.argv[1]))]
-for s in socks:
-    s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in socks))
-EOF
-}
-
 # _sc_wait SECONDS PID NAME COMMAND...: polls COMMAND every 0.2 s while PID lives.
 _sc_wait() {
   local limit=$1 pid=$2 name=$3 end
@@ -274,7 +263,7 @@ slurm_cluster_start() {
   SC_NODE=pce2e$((RANDOM % 90 + 10))
   SC_CLUSTER=pce2e$(date +%s | tail -c 6)$((RANDOM % 100))
   SC_FIRST_JOB=$(( (RANDOM % 9000 + 1000) * 1000 ))
-  read -r SC_CTLD_PORT SC_SLURMD_PORT SC_DBD_PORT SC_PGW_PORT PROM_PORT SC_MDB_PORT <<<"$(_sc_free_ports 6)"
+  read -r SC_CTLD_PORT SC_SLURMD_PORT SC_DBD_PORT SC_PGW_PORT PROM_PORT SC_MDB_PORT <<<"$(free_ports 6)"
   [ -n "${SC_MDB_PORT:-}" ] || { echo "could not find free ports" >&2; return 1; }
   SC_PGW_URL=http://127.0.0.1:$SC_PGW_PORT
   SC_MUNGE_SOCKET=$SC_DIR/munge/munge.socket.2
