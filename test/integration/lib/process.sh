@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Stopping a process a test started, and finding free ports for one: the
-# one way every test and library does.
+# Starting, waiting for and stopping a process a test runs, and finding free
+# ports for it: the one way every test and library does.
 
 # stop_pid PID [SECONDS]: TERM, up to SECONDS (10) for it to go, then KILL;
 # reaps it when it is our child. Nothing to do for an empty or gone PID.
@@ -27,4 +27,19 @@ for s in socks:
     s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 EOF
+}
+
+# wait_ready NAME PID URL LOG SECONDS: polls URL every 0.1 s until it answers
+# 2xx while PID still runs (not another server on that port); status 1, with
+# LOG's last lines on stderr, once PID is gone or SECONDS have passed.
+wait_ready() {
+  local name=$1 pid=$2 url=$3 log=$4 deadline=$(($(date +%s) + $5))
+  until curl -sf --max-time 2 --noproxy '*' -o /dev/null "$url" && kill -0 "$pid" 2>/dev/null; do
+    if ! kill -0 "$pid" 2>/dev/null || [ "$(date +%s)" -ge "$deadline" ]; then
+      echo "$name did not answer on $url; last lines of $log:" >&2
+      tail -n 10 "$log" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
 }

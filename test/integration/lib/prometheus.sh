@@ -89,21 +89,6 @@ prom_get() {
   curl -sf --max-time 2 --noproxy '*' "$PROM_URL$path" "$@"
 }
 
-# _prom_wait_ready NAME PID URL LOG SECONDS: polls URL/-/ready every 0.1 s
-# until it answers and PID still runs (not another server on that port);
-# status 1, with LOG's tail on stderr, once PID is gone or SECONDS have passed.
-_prom_wait_ready() {
-  local name=$1 pid=$2 url=$3 log=$4 deadline=$(($(date +%s) + $5))
-  until curl -sf --max-time 2 --noproxy '*' -o /dev/null "$url/-/ready" && kill -0 "$pid" 2>/dev/null; do
-    if ! kill -0 "$pid" 2>/dev/null || [ "$(date +%s)" -ge "$deadline" ]; then
-      echo "$name did not get ready on $url; last lines of $log:" >&2
-      tail -n 10 "$log" >&2
-      return 1
-    fi
-    sleep 0.1
-  done
-}
-
 prom_start() {
   local dir=$1 tsdb=$2 config=${3:-}
   PROM_PORT=${PROM_PORT:-$(free_ports 1)}
@@ -122,7 +107,7 @@ EOF
     --web.listen-address="127.0.0.1:$PROM_PORT" --storage.tsdb.retention.time=30d \
     </dev/null >"$dir/prometheus.log" 2>&1 &
   PROM_PID=$!
-  _prom_wait_ready prometheus "$PROM_PID" "$PROM_URL" "$dir/prometheus.log" "${PROM_READY_SECONDS:-30}" ||
+  wait_ready prometheus "$PROM_PID" "$PROM_URL/-/ready" "$dir/prometheus.log" "${PROM_READY_SECONDS:-30}" ||
     { prom_stop; return 1; }
 }
 
@@ -155,7 +140,7 @@ pushgateway_start() {
   prometheus-pushgateway --web.listen-address="127.0.0.1:$PGW_PORT" \
     </dev/null >"$dir/pushgateway.log" 2>&1 &
   PGW_PID=$!
-  _prom_wait_ready pushgateway "$PGW_PID" "$PGW_URL" "$dir/pushgateway.log" "${PGW_READY_SECONDS:-10}" ||
+  wait_ready pushgateway "$PGW_PID" "$PGW_URL/-/ready" "$dir/pushgateway.log" "${PGW_READY_SECONDS:-10}" ||
     { pushgateway_stop; return 1; }
 }
 
