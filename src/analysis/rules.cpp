@@ -112,11 +112,20 @@ void check_cpu_efficiency(const JobUsage& usage, const RuleThresholds& t, Findin
   double busy_cores = *usage.cpu_avg_percent / 100;
   // The cores' worth it kept busy, rounded: "about" is all a mean can say.
   int enough = std::max(1, static_cast<int>(std::lround(busy_cores)));
-  std::string advice = enough < cores ? "Request fewer cores (about " + std::to_string(enough) +
-                                            " would have been enough), or make sure the program really runs in "
-                                            "parallel"
-                                      : "Make sure the program really runs in parallel";
-  advice += " (its thread or MPI options, srun for MPI programs); a short scaling test shows how many cores pay off.";
+  std::string advice;
+  if (cores <= 1) {
+    // One core cannot be "too many": the program waited instead of computing.
+    advice =
+        "The program spent much of its time waiting rather than computing: on file I/O (work in node-local "
+        "scratch, $SLURM_TMPDIR, with fewer and larger reads and writes), on the network or other programs, or "
+        "in sleeps; overlap the waiting with computation where it can be.";
+  } else {
+    advice = enough < cores ? "Request fewer cores (about " + std::to_string(enough) +
+                                  " would have been enough), or make sure the program really runs in parallel"
+                            : "Make sure the program really runs in parallel";
+    advice +=
+        " (its thread or MPI options, srun for MPI programs); a short scaling test shows how many cores pay off.";
+  }
   out.push_back(
       finding("cpu_efficiency", critical ? Severity::Critical : Severity::Warning,
               "The job kept its " + plural(cores, "allocated core", "allocated cores") + " " +

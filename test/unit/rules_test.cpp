@@ -123,6 +123,18 @@ TEST_CASE("cpu_efficiency: critical below 65 %, warning below 80 % per core", "[
   CHECK_FALSE(fires(healthy_job(), "cpu_efficiency"));
 }
 
+TEST_CASE("cpu_efficiency on one core advises about waiting, not parallelism", "[rules]") {
+  JobUsage job = healthy_job();
+  job.job.alloc_cpus = 1;
+  job.cpu_avg_percent = 48;
+  job.cpu_max_percent = 50;
+  Finding f = only(job, "cpu_efficiency");
+  CHECK(f.severity == Severity::Critical);
+  CHECK(f.value == Approx(48));
+  CHECK_THAT(f.advice, Catch::Contains("waiting"));
+  CHECK_THAT(f.advice, !Catch::Contains("parallel") && !Catch::Contains("fewer cores"));
+}
+
 TEST_CASE("cpu_stability: mean / max below 0.75 is info", "[rules]") {
   JobUsage job = healthy_job();
   job.cpu_max_percent = 600;  // 360 / 600 = 0.6
