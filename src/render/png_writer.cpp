@@ -1,5 +1,7 @@
 #include "render/png_writer.hpp"
 
+#include "core/deflate.hpp"
+
 #include <zlib.h>
 
 #include <cstring>
@@ -57,18 +59,8 @@ std::string encode_png(const unsigned char* pixels, int width, int height, int s
     current.swap(previous);
   }
 
-  z_stream z{};
-  if (deflateInit2(&z, 1, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw std::runtime_error("zlib: cannot start deflate");
-  std::vector<unsigned char> compressed(deflateBound(&z, static_cast<uLong>(filtered.size())));
-  z.next_in = filtered.data();
-  z.avail_in = static_cast<uInt>(filtered.size());
-  z.next_out = compressed.data();
-  z.avail_out = static_cast<uInt>(compressed.size());
-  const int rc = deflate(&z, Z_FINISH);
-  const std::size_t size = compressed.size() - z.avail_out;
-  deflateEnd(&z);
-  if (rc != Z_STREAM_END) throw std::runtime_error("zlib: cannot compress the PNG data");
+  const std::string compressed = deflate_bytes(
+      std::string_view(reinterpret_cast<const char*>(filtered.data()), filtered.size()), 1, DeflateWrapper::Zlib);
 
   std::string png("\x89PNG\r\n\x1a\n", 8);
   unsigned char header[13];
@@ -87,9 +79,9 @@ std::string encode_png(const unsigned char* pixels, int width, int height, int s
                                   0,   // adaptive filtering
                                   0};  // not interlaced
   std::memcpy(header, ihdr, sizeof header);
-  png.reserve(png.size() + size + 64);
+  png.reserve(png.size() + compressed.size() + 64);
   put_chunk(png, "IHDR", header, sizeof header);
-  put_chunk(png, "IDAT", compressed.data(), size);
+  put_chunk(png, "IDAT", reinterpret_cast<const unsigned char*>(compressed.data()), compressed.size());
   put_chunk(png, "IEND", nullptr, 0);
   return png;
 }

@@ -117,9 +117,11 @@ class Api {
                            std::optional<HttpResponse>& refusal);
   Result<CachedReportPtr> analyse(const analysis::JobId& id);
   // The answer with the job's file under `key`: from the rendered cache, else
-  // draw() it (and keep it when the job has finished). A drawing failure
+  // draw() it (and keep it when the job has finished). A finished job's
+  // gzip form is kept too, for clients that accept it. A drawing failure
   // (cairo missing or broken) is a 500 that says so.
-  HttpResponse drawn(const CachedReport& entry, const std::string& key, const std::string& content_type,
+  HttpResponse drawn(const HttpRequest& request, const CachedReport& entry, const std::string& key,
+                     const std::string& content_type,
                      const std::function<std::string()>& draw);
 
   ApiOptions options_;

@@ -7,7 +7,9 @@
 #include "render/job_charts.hpp"
 #include "render/job_html.hpp"
 #include "render/pdf_report.hpp"
+#include "core/deflate.hpp"
 #include "serve/api.hpp"
+#include "serve/compression.hpp"
 
 #include <charconv>
 #include <optional>
@@ -72,7 +74,8 @@ HttpResponse drawing_failed(const std::exception& e) {
 
 }  // namespace
 
-HttpResponse Api::drawn(const CachedReport& entry, const std::string& key, const std::string& content_type,
+HttpResponse Api::drawn(const HttpRequest& request, const CachedReport& entry, const std::string& key,
+                        const std::string& content_type,
                         const std::function<std::string()>& draw) {
   RenderedFile file = entry.finished() ? rendered_.find(key) : nullptr;
   if (!file) {
@@ -85,9 +88,22 @@ HttpResponse Api::drawn(const CachedReport& entry, const std::string& key, const
   }
   HttpResponse response;
   response.content_type = content_type;
-  response.body = *file;
   // Per user (authorisation), so never in a shared cache.
   response.headers.push_back({"Cache-Control", entry.finished() ? "private, max-age=300" : "no-store"});
+  if (entry.finished() && compressible(content_type) && file->size() >= kMinCompressBytes && accepts_gzip(request)) {
+    // A job page is ~600 kB: compressing it once, not at every request.
+    const std::string gzip_key = key + "|gzip";
+    RenderedFile gzipped = rendered_.find(gzip_key);
+    if (!gzipped) {
+      gzipped = std::make_shared<const std::string>(deflate_bytes(*file, kGzipLevel, DeflateWrapper::Gzip));
+      rendered_.put(gzip_key, gzipped);
+    }
+    response.body = *gzipped;
+    response.headers.push_back({"Content-Encoding", "gzip"});
+    response.headers.push_back({"Vary", "Accept-Encoding"});
+    return response;
+  }
+  response.body = *file;
   return response;
 }
 
@@ -101,7 +117,7 @@ HttpResponse Api::plot(const HttpRequest& request, const std::string& job_id, co
   if (!entry) return std::move(*refusal);
   auto chart = render::metric_chart(entry->report, metric);
   if (!chart) return json_error(error_status(chart.error().kind), chart.error().message);
-  return drawn(*entry, "plot/" + entry->report.usage.job.job_id + "/" + metric + "/" + image->key(),
+  return drawn(request, *entry, "plot/" + entry->report.usage.job.job_id + "/" + metric + "/" + image->key(),
                render::content_type(image->format),
                [&] { return render::line_chart_image(*chart, image->format, image->width, image->height); });
 }
@@ -117,7 +133,7 @@ HttpResponse Api::pie(const HttpRequest& request, const std::string& job_id) {
   if (!entry) return std::move(*refusal);
   auto chart = kind == "mode" ? render::cpu_mode_pie(entry->report) : render::cpu_core_pie(entry->report);
   if (!chart) return json_error(error_status(chart.error().kind), chart.error().message);
-  return drawn(*entry, "pie/" + entry->report.usage.job.job_id + "/" + kind + "/" + image->key(),
+  return drawn(request, *entry, "pie/" + entry->report.usage.job.job_id + "/" + kind + "/" + image->key(),
                render::content_type(image->format),
                [&] { return render::pie_chart_image(*chart, image->format, image->width, image->height); });
 }
@@ -130,7 +146,7 @@ HttpResponse Api::pdf(const HttpRequest& request, const std::string& job_id) {
   const std::string base = base_url(request);
   render::PdfOptions options;
   options.job_url = base.empty() ? "" : base + "/jobs/" + id;
-  HttpResponse response = drawn(*entry, "pdf/" + id + "/" + options.job_url, "application/pdf",
+  HttpResponse response = drawn(request, *entry, "pdf/" + id + "/" + options.job_url, "application/pdf",
                                 [&] { return render::pdf_report(entry->report, options); });
   if (response.status == 200) {
     response.headers.push_back({"Content-Disposition", "inline; filename=\"job-" + id + ".pdf\""});
@@ -144,7 +160,7 @@ HttpResponse Api::job_page(const HttpRequest& request, const std::string& job_id
   if (!entry) return std::move(*refusal);
   render::JobPageLinks links;
   links.base_url = base_url(request);
-  return drawn(*entry, "page/" + entry->report.usage.job.job_id + "/" + links.base_url, "text/html; charset=utf-8",
+  return drawn(request, *entry, "page/" + entry->report.usage.job.job_id + "/" + links.base_url, "text/html; charset=utf-8",
                [&] { return render::job_page_html(entry->report, links); });
 }
 

@@ -10,6 +10,7 @@
 #include "render/job_render.hpp"
 #include "serve/api.hpp"
 #include "serve/auth.hpp"
+#include "serve/compression.hpp"
 #include "serve/http_server.hpp"
 #include "serve/result_cache.hpp"
 #include "serve/router.hpp"
@@ -69,7 +70,11 @@ class BlockedSignals {
 class RoutedService final : public HttpService {
  public:
   RoutedService(const Router& router, ServerMetrics& metrics) : router_(router), metrics_(metrics) {}
-  HttpResponse handle(const HttpRequest& request) override { return router_.dispatch(request); }
+  HttpResponse handle(const HttpRequest& request) override {
+    HttpResponse response = router_.dispatch(request);
+    gzip_response(request, response, kGzipLevel);
+    return response;
+  }
   bool runs_inline(const HttpRequest& request) const override { return router_.runs_inline(request); }
   void observe(const HttpRequest& request, const HttpResponse& response, double seconds) override {
     std::string route = request.path.empty() ? "unmatched" : router_.route_name(request);

@@ -140,6 +140,16 @@ done
 wrk -t2 -c32 -d10s --latency "$BASE/plot/$JOB/jobs_cpu_percent" >"$T/wrk-plot.txt" 2>&1
 echo "serve: /plot/$JOB/jobs_cpu_percent under wrk -t2 -c32 -d10s (target >= 500 req/s):"
 grep -E 'Requests/sec|Latency  |  50%|  99%|Non-2xx|Socket errors' "$T/wrk-plot.txt" | sed 's/^/    /'
+# The job page as browsers fetch it (Accept-Encoding: gzip): the first
+# compresses the cached page once, later ones send the kept gzip form.
+for n in first second; do
+  got=$(curl -s -o /dev/null --compressed -w '%{http_code} %{time_total} %{size_download}' --max-time 10 "$BASE/jobs/$JOB")
+  read -r code secs size <<<"$got"
+  echo "serve: $n /jobs/$JOB with gzip: HTTP $code in $(awk -v s="$secs" 'BEGIN { printf "%.1f", s * 1000 }') ms, $size bytes on the wire"
+done
+wrk -t2 -c8 -d5s --latency -H 'Accept-Encoding: gzip' "$BASE/jobs/$JOB" >"$T/wrk-page.txt" 2>&1
+echo "serve: /jobs/$JOB with gzip under wrk -t2 -c8 -d5s:"
+grep -E 'Requests/sec|  50%|  99%|Non-2xx|Socket errors' "$T/wrk-page.txt" | sed 's/^/    /'
 echo "serve: RSS after the run: $(awk '/VmRSS|VmHWM/ { printf "%s %.1f MiB  ", $1, $2 / 1024 }' "/proc/$SERVE_PID/status")"
 
 # The same /plot drawn at every request (--rendered-cache-mb 0): what a

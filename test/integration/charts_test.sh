@@ -202,5 +202,32 @@ get "/" "$T/index.html" >/dev/null
 grep -q "/plot/$JOB/jobs_cpu_percent" "$T/index.html" && ok "the index's examples link to a job this server has analysed" ||
   not_ok "the index's examples link to job $JOB"
 
+# --- Content-Encoding: gzip (curl --compressed asks for it and inflates)
+gzip_form() {  # PATH NAME: fetched with gzip, inflates to the same bytes as without
+  local headers=$T/$2.gz.headers size
+  size=$(curl -s --max-time 30 --compressed -D "$headers" -o "$T/$2.gz.body" -w '%{size_download}' "$URL$1")
+  if ! grep -qi '^content-encoding: gzip' "$headers"; then
+    not_ok "$1 with Accept-Encoding: gzip: no Content-Encoding: gzip"
+  elif ! cmp -s "$T/$2.gz.body" "$T/$2.plain"; then
+    not_ok "$1: the gzip form does not inflate to the plain bytes"
+  elif ! grep -qi '^vary: accept-encoding' "$headers"; then
+    not_ok "$1: no Vary: Accept-Encoding"
+  else
+    ok "$1 gzip: $size bytes on the wire for $(wc -c <"$T/$2.plain") (same bytes inflated, Vary set)"
+  fi
+}
+cp "$T/page.html" "$T/page.plain"
+curl -s --max-time 30 -D "$T/page.plain.headers" -o /dev/null "$URL/jobs/$JOB"
+grep -qi '^content-encoding' "$T/page.plain.headers" && not_ok "/jobs/<id> without Accept-Encoding is encoded" ||
+  ok "/jobs/<id> without Accept-Encoding: sent as it is"
+gzip_form "/jobs/$JOB" page
+gzip_form "/jobs/$JOB" page  # the second comes from the rendered cache
+curl -s --max-time 30 -o "$T/usage.plain" "$URL/api/v1/jobs/$JOB/usage"
+gzip_form "/api/v1/jobs/$JOB/usage" usage
+curl -s --max-time 30 -o "$T/svg.plain" "$URL/plot/$JOB/jobs_cpu_percent?format=svg"
+gzip_form "/plot/$JOB/jobs_cpu_percent?format=svg" svg
+curl -s --max-time 30 --compressed -D "$T/png.headers" -o /dev/null "$URL/plot/$JOB/jobs_cpu_percent"
+grep -qi '^content-encoding' "$T/png.headers" && not_ok "a PNG is sent gzip-encoded" || ok "a PNG is sent as it is"
+
 summary
 [ "$failed" = 0 ]
