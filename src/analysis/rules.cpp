@@ -187,6 +187,9 @@ void check_serial_on_many_cores(const JobUsage& usage, const RuleThresholds& t, 
 }
 
 void check_memory_overallocated(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  // While the job runs its peak may still come: "request less next time"
+  // waits for the end, like the time limit's advice.
+  if (usage.job.running()) return;
   auto ratio = memory_ratio(usage);
   if (!ratio || *ratio >= t.memory_overallocated_ratio) return;
   out.push_back(finding("memory_overallocated", Severity::Warning,

@@ -198,6 +198,17 @@ TEST_CASE("memory_overallocated: peak below 70 % of the allocation", "[rules]") 
   CHECK_FALSE(fires(job, "memory_overallocated"));
 }
 
+TEST_CASE("memory_overallocated waits for the end of a running job", "[rules]") {
+  JobUsage job = healthy_job();
+  job.memory_peak_mb = 1000;  // 25 % so far
+  job.job.state = "RUNNING";
+  job.job.end.reset();
+  CHECK_FALSE(fires(job, "memory_overallocated"));
+  job.job.state = "COMPLETED";
+  job.job.end = *job.job.start + 3600;
+  CHECK(fires(job, "memory_overallocated"));
+}
+
 TEST_CASE("memory_near_limit: peak above 95 % of the allocation is info", "[rules]") {
   JobUsage job = healthy_job();
   job.memory_peak_mb = 3900;
