@@ -94,7 +94,7 @@ void add_shared_sections(CLI::App& app, SharedSections& s) {
   s.prometheus = app.add_subcommand("prometheus", "")->group("");
   s.prometheus->add_option("--url", o.prometheus.url);
   s.prometheus->add_option("--timeout", o.prometheus.timeout_seconds);
-  s.prometheus->add_option("--step", o.analyzer.min_step_seconds)->check(CLI::Range(1.0, 3600.0));
+  s.prometheus->add_option("--step", o.analyzer.min_step_seconds);
 
   s.accounting = app.add_subcommand("accounting", "")->group("");
   s.accounting->add_option("--source", o.accounting.source);

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <sstream>
+#include <stdexcept>
 #include <utility>
 
 // Requests per job: the accounting source's (none for sacct and the DB view,
@@ -90,10 +92,6 @@ Result<std::optional<std::vector<Series>>> gpu_series(sources::PrometheusClient&
   const std::string& instance_label = options.gpu_instance_label;
   const std::string& index_label = options.gpu_index_label;
   if (gpus.empty()) return std::optional<std::vector<Series>>();
-  if (!valid_label_name(instance_label) || !valid_label_name(index_label)) {
-    return bad_input("GPU utilisation labels '" + instance_label + "' and '" + index_label +
-                     "' must be Prometheus label names");
-  }
   std::set<std::string> nodes;
   std::set<std::string> indexes;
   for (const auto& [node, ids] : gpus) {
@@ -124,7 +122,19 @@ Result<std::optional<std::vector<Series>>> gpu_series(sources::PrometheusClient&
 
 JobAnalyzer::JobAnalyzer(sources::AccountingSource& accounting, sources::PrometheusClient& prometheus,
                          AnalyzerOptions options)
-    : accounting_(accounting), prometheus_(prometheus), options_(std::move(options)) {}
+    : accounting_(accounting), prometheus_(prometheus), options_(std::move(options)) {
+  // Checked here, at start-up, so that serve refuses to start rather than
+  // fail every GPU job's request.
+  for (const std::string* label : {&options_.gpu_instance_label, &options_.gpu_index_label}) {
+    if (!valid_label_name(*label))
+      throw std::invalid_argument("[rules] GPU label '" + *label + "' is not a Prometheus label name");
+  }
+  if (!(options_.min_step_seconds >= 1 && options_.min_step_seconds <= 3600)) {
+    std::ostringstream given;
+    given << options_.min_step_seconds;
+    throw std::invalid_argument("[prometheus] step must be between 1 and 3600 seconds, not " + given.str());
+  }
+}
 
 Result<JobReport> JobAnalyzer::analyze(const JobId& id) {
   const auto started = std::chrono::steady_clock::now();

@@ -55,6 +55,8 @@ QueryWindow query_window(double job_start, std::optional<double> job_end, double
 
 class JobAnalyzer {
  public:
+  // Throws std::invalid_argument, naming the setting, for a GPU label that is
+  // not a Prometheus label name or a step outside 1..3600 s.
   JobAnalyzer(sources::AccountingSource& accounting, sources::PrometheusClient& prometheus, AnalyzerOptions options);
   // NotFound for an unknown job; Unavailable when a source failed.
   Result<JobReport> analyze(const JobId& id);

@@ -57,6 +57,10 @@ printf '[collect]\nintervall = 5\n' >"$tmp/typo.toml"
 usage_error "unknown config key" "intervall" --config "$tmp/typo.toml" collect --once
 printf '[collect]\ninterval = "soon"\n' >"$tmp/badvalue.toml"
 usage_error "bad config value" "interval" --config "$tmp/badvalue.toml" collect --once
+printf '[prometheus]\nstep = 0\n' >"$tmp/badstep.toml"
+usage_error "query step out of range" "[prometheus] step" --config "$tmp/badstep.toml" report 1 --prometheus http://127.0.0.1:9
+printf '[rules]\ngpu-index-label = "gpu-index"\n' >"$tmp/badlabel.toml"
+usage_error "GPU label not a label name" "gpu-index" --config "$tmp/badlabel.toml" report 1 --prometheus http://127.0.0.1:9
 
 # Config file options apply, and the command line wins over them.
 cat >"$tmp/good.toml" <<TOML
