@@ -554,6 +554,8 @@ LineLayout layout_line_chart(Painter& p, const LineChart& chart, double width, d
   double headroom = (hi - lo) * 0.05;
   if (vmax > 0) hi += headroom;
   if (vmin < 0) lo -= headroom;
+  if (std::isfinite(chart.y_top_at_least) && chart.y_top_at_least <= kMaxAbsValue)
+    hi = std::max(hi, chart.y_top_at_least);
 
   L.title = clean_text(chart.title);
   L.title_font = std::max(font_px(kStyle.title_size, s), kStyle.min_title_font);

@@ -43,6 +43,9 @@ struct LineChart {
   double end = 0;
   // Lines left out before drawing (too many to show): the legend says so.
   int omitted_lines = 0;
+  // The y axis reaches at least this value: 100 on a percentage chart, so
+  // that an idle GPU's flat 0 reads as 0 of 100 %, not 0 of 1.
+  double y_top_at_least = 0;
 };
 
 struct PieSlice {

@@ -239,6 +239,8 @@ Result<LineChart> metric_chart(const analysis::JobReport& report, const std::str
   for (const Candidate& c : candidates) chart.lines.push_back({c.label, points_of(*c.series)});
   if (!rest.empty() && info->summable) chart.lines.push_back(summed(rest));
 
+  // Percentages of one device or core: the scale shows how far from 100.
+  if (metric == kGpuUtilization || metric == "jobs_cpu_percent_per_core") chart.y_top_at_least = 100;
   if (metric == "jobs_cpu_percent" && job.alloc_cpus > 0) {
     // One line per node: the reference is each node's share of the job's
     // lowest expected use (the cpu_efficiency warning level).

@@ -178,6 +178,19 @@ TEST_CASE("a flat line is drawn in the first palette colour at its value", "[cha
       near(img.at(static_cast<int>(plot.x_of(kStart + 700)), static_cast<int>(plot.y_of(50)) - 15), series_colour(0)));
 }
 
+TEST_CASE("y_top_at_least keeps a percentage axis up to 100 for an idle device", "[chart]") {
+  LineChart chart;
+  chart.y_title = "GPU utilisation (%)";
+  chart.lines.push_back(flat_line("gpu01 GPU 0", 0, 20));
+  CHECK(line_chart_plot_area(chart, 900, 450).v1 == 1);  // alone, all zero: 0 to 1
+  chart.y_top_at_least = 100;
+  PlotArea plot = line_chart_plot_area(chart, 900, 450);
+  CHECK(plot.v0 == 0);
+  CHECK(plot.v1 == 100);
+  chart.lines.push_back(flat_line("gpu01 GPU 1", 250, 20));  // data above it still fits
+  CHECK(line_chart_plot_area(chart, 900, 450).v1 >= 250);
+}
+
 TEST_CASE("the first pie slice is drawn in the first palette colour", "[chart]") {
   PieChart pie = core_pie(4);
   PieArea area = pie_chart_area(pie, 900, 450);

@@ -249,6 +249,7 @@ TEST_CASE("GPU utilisation is charted per GPU from the GPU exporter's series", "
   auto chart = render::metric_chart(report, render::kGpuUtilization);
   REQUIRE(chart.ok());
   CHECK(labels_of(*chart) == std::vector<std::string>{"gpu2 GPU 0", "gpu10 GPU 1"});
+  CHECK(chart->y_top_at_least == 100);  // a percentage of each GPU
   CHECK(chart->y_title == "GPU utilisation (%)");
   CHECK_FALSE(chart->reference);
 }
