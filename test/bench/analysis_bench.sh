@@ -18,6 +18,8 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../integration/lib/prometheus.sh
 source "$HERE/../integration/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/../integration/lib/harness.sh
+source "$HERE/../integration/lib/harness.sh"
 
 ARG=${1:-}
 if [ -z "$ARG" ]; then
@@ -35,21 +37,20 @@ skip() {
 why=$(prom_unavailable promtool python3)
 [ -z "$why" ] || skip "$why"
 "$PETRICORE" report --help 2>/dev/null | grep -q -- --accounting || skip "$PETRICORE has no report subcommand yet"
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+loopback_without_proxy
 
 T=$(mktemp -d /tmp/petricore-abench.XXXXXX) || exit 1
 cleanup() {
   prom_stop
-  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+  remove_temp_dir "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-JOB=$(((RANDOM * 32768 + RANDOM) % 9000000 + 1000000))
+JOB=$(random_job_id)
 GPU_JOB=$((JOB + 1))
-END=$((($(date +%s) - 3 * 3600) / 15 * 15))
-python3 "$HERE/../integration/lib/synthetic_jobs.py" "$JOB" "$GPU_JOB" $((END - 3600)) "$END" >"$T/data.om" || exit 1
-prom_backfill "$T/data.om" "$T/tsdb" || exit 1
+END=$(prom_backfill_end)
+prom_backfill_synthetic "$T/data.om" "$T/tsdb" "$JOB" "$GPU_JOB" $((END - 3600)) "$END" || exit 1
 prom_start "$T" "$T/tsdb" || exit 1
 
 now_ns() { date +%s%N; }

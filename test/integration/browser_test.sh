@@ -32,12 +32,9 @@ source "$HERE/lib/prometheus.sh"
 # shellcheck source=SCRIPTDIR/lib/serve.sh
 source "$HERE/lib/serve.sh"
 
-PETRICORE=${1:-}
-if [ -z "$PETRICORE" ]; then
-  echo "usage: $0 PETRICORE_BINARY" >&2
-  exit 2
-fi
-[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
+# shellcheck source=SCRIPTDIR/lib/harness.sh
+source "$(dirname "$0")/lib/harness.sh"
+petricore_binary "${1:-}"
 
 # shellcheck source=SCRIPTDIR/lib/tap.sh
 source "$HERE/lib/tap.sh"
@@ -49,8 +46,7 @@ why=$(prom_unavailable promtool jq python3)
 [ -z "$why" ] || skip "$why"
 "$PETRICORE" serve --help >/dev/null 2>&1 || skip "$PETRICORE has no serve subcommand yet"
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-export no_proxy='*' NO_PROXY='*'
+loopback_without_proxy
 
 T=$(mktemp -d /tmp/petricore-browsertest.XXXXXX) || bail "create a temp dir"
 BUILD_DIR=${MESON_BUILD_ROOT:-$(cd "$(dirname "$PETRICORE")/.." && pwd)}
@@ -67,14 +63,8 @@ cleanup() {
   stop_pid "$CONTROL_PID"
   stop_pid "$SERVE_PID"
   prom_stop
-  if [ "$failed" -gt 0 ]; then
-    for log in "$T"/serve*.log "$T"/chromium-*.log; do
-      [ -f "$log" ] || continue
-      echo "--- last lines of $log:" >&2
-      tail -n 15 "$log" >&2
-    done
-  fi
-  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+  [ "$failed" -gt 0 ] && tail_logs 15 "$T"/serve*.log "$T"/chromium-*.log
+  remove_temp_dir "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -130,14 +120,12 @@ screenshot() {
 status() { curl -s -o "$T/body" -w '%{http_code}' --max-time 60 "$@"; }
 
 # --- Prometheus with the two finished jobs
-JOB_A=$(((RANDOM * 32768 + RANDOM) % 9000000 + 1000000))
+JOB_A=$(random_job_id)
 JOB_B=$((JOB_A + 1))
 UNKNOWN=$((JOB_A + 7))
-END=$((($(date +%s) - 3 * 3600) / 15 * 15))
+END=$(prom_backfill_end)
 START=$((END - 3600))
-python3 "$HERE/lib/synthetic_jobs.py" "$JOB_A" "$JOB_B" "$START" "$END" >"$T/data.om"
-[ -s "$T/data.om" ] || bail "write the OpenMetrics file"
-prom_backfill "$T/data.om" "$T/tsdb" || bail "backfill $T/data.om with promtool"
+prom_backfill_synthetic "$T/data.om" "$T/tsdb" "$JOB_A" "$JOB_B" "$START" "$END" || bail "backfill $T/data.om with promtool"
 prom_start "$T" "$T/tsdb" || bail "start prometheus"
 ok "prometheus on $PROM_URL holds finished jobs $JOB_A (alice) and $JOB_B (bob)"
 

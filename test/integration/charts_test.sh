@@ -30,12 +30,9 @@ source "$(dirname "$0")/lib/prometheus.sh"
 # shellcheck source=SCRIPTDIR/lib/serve.sh
 source "$(dirname "$0")/lib/serve.sh"
 
-PETRICORE=${1:-}
-if [ -z "$PETRICORE" ]; then
-  echo "usage: $0 PETRICORE_BINARY" >&2
-  exit 2
-fi
-[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
+# shellcheck source=SCRIPTDIR/lib/harness.sh
+source "$(dirname "$0")/lib/harness.sh"
+petricore_binary "${1:-}"
 LIB=$(cd "$(dirname "$0")/lib" && pwd)
 
 # shellcheck source=SCRIPTDIR/lib/tap.sh
@@ -43,8 +40,7 @@ source "$LIB/tap.sh"
 why=$(prom_unavailable promtool jq python3 pdfinfo pdftotext pdffonts pdftoppm)
 [ -z "$why" ] || skip "$why"
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-export no_proxy='*' NO_PROXY='*'
+loopback_without_proxy
 # Clock times on the charts' time axis are in this zone.
 export TZ=UTC
 
@@ -55,20 +51,16 @@ SERVE_PID=''
 cleanup() {
   stop_pid "$SERVE_PID"
   prom_stop
-  if [ "$failed" -gt 0 ] && [ -f "$T/serve.log" ]; then
-    echo "--- last lines of $T/serve.log:" >&2
-    tail -n 15 "$T/serve.log" >&2
-  fi
-  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+  [ "$failed" -gt 0 ] && tail_logs 15 "$T/serve.log"
+  remove_temp_dir "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-JOB=$(((RANDOM * 32768 + RANDOM) % 9000000 + 1000000))
-END=$((($(date +%s) - 3 * 3600) / 15 * 15))
+JOB=$(random_job_id)
+END=$(prom_backfill_end)
 START=$((END - 3600))
-python3 "$LIB/synthetic_jobs.py" "$JOB" "$((JOB + 1))" "$START" "$END" >"$T/data.om"
-prom_backfill "$T/data.om" "$T/tsdb" || bail "backfill the synthetic jobs"
+prom_backfill_synthetic "$T/data.om" "$T/tsdb" "$JOB" "$((JOB + 1))" "$START" "$END" || bail "backfill the synthetic jobs"
 prom_start "$T" "$T/tsdb" || bail "start prometheus"
 
 serve_start "$T/serve.log" --prometheus "$PROM_URL" --accounting prometheus || bail "serve answers"

@@ -16,25 +16,20 @@
 # Exit 0 all passed, 1 a check failed, 77 skipped (what the Slurm cluster
 # needs is missing: lib/slurm_cluster.sh says what).
 set -u
-PETRICORE=${1:-}
-if [ -z "$PETRICORE" ]; then
-  echo "usage: $0 PETRICORE_BINARY" >&2
-  exit 2
-fi
+# shellcheck source=SCRIPTDIR/lib/harness.sh
+source "$(dirname "$0")/lib/harness.sh"
+petricore_binary "${1:-}"
 here=$(cd "$(dirname "$0")" && pwd)
 demo=$here/../../scripts/demo
 # shellcheck source=SCRIPTDIR/lib/tap.sh
 source "$here/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/lib/slurm_cluster.sh
 source "$here/lib/slurm_cluster.sh"
-[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
-PETRICORE=$(cd "$(dirname "$PETRICORE")" && pwd)/$(basename "$PETRICORE")
 why=$(slurm_cluster_unavailable)
 [ -z "$why" ] || skip "$why"
 command -v pdfinfo >/dev/null || skip "pdfinfo (poppler-utils) is not installed"
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-export no_proxy='*' NO_PROXY='*'
+loopback_without_proxy
 
 START=$SECONDS
 T=$(mktemp -d /tmp/petricore-demotest.XXXXXX) || bail "create a temp dir"
@@ -46,7 +41,7 @@ cleanup() {
   # Whatever a failed check left running goes the demo's own way.
   [ -f "$DEMO_DIR/state.sh" ] && "$demo" stop >/dev/null 2>&1
   echo "# run time $((SECONDS - START)) s"
-  if [ "${KEEP:-0}" = 1 ]; then echo "# kept $T" >&2; else rm -rf "$T"; fi
+  remove_temp_dir "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -122,7 +117,7 @@ check "the long job is still running" live_running
 
 # ---- scripts/demo stop
 state=$DEMO_DIR/state.sh
-pids=$(grep -E '^declare -g[a-zA-Z]* (SC_PIDS|DEMO_PIDS|MDB_PID|PROM_PID)=' "$state" | grep -oE '"[0-9]+"' | tr -d '"')
+pids=$(grep -E '^declare -g[a-zA-Z]* (SC_PIDS|DEMO_PIDS)=' "$state" | grep -oE '"[0-9]+"' | tr -d '"')
 node=$(sed -nE 's/^declare -g[a-zA-Z]* SC_NODE="(.*)"/\1/p' "$state")
 check "the state file records the demo's processes ($(echo "$pids" | wc -w)) and node ($node)" \
   test "$(echo "$pids" | wc -w)" -ge 9 -a -n "$node"

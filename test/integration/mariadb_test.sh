@@ -28,13 +28,9 @@ source "$here/lib/mariadb.sh"
 # shellcheck source=SCRIPTDIR/lib/prometheus.sh
 source "$here/lib/prometheus.sh"
 
-PETRICORE=${1:-}
-if [ -z "$PETRICORE" ]; then
-  echo "usage: $0 PETRICORE_BINARY" >&2
-  exit 2
-fi
-[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
-PETRICORE=$(cd "$(dirname "$PETRICORE")" && pwd)/$(basename "$PETRICORE")
+# shellcheck source=SCRIPTDIR/lib/harness.sh
+source "$(dirname "$0")/lib/harness.sh"
+petricore_binary "${1:-}"
 UNIT_TESTS=${PETRICORE_UNIT_TESTS:-$(dirname "$PETRICORE")/../test/unit/unit_tests}
 
 # shellcheck source=SCRIPTDIR/lib/tap.sh
@@ -44,15 +40,14 @@ why=$(mariadb_unavailable)
 for tool in python3 jq; do command -v $tool >/dev/null 2>&1 || skip "$tool is not installed"; done
 "$PETRICORE" init-db --help >/dev/null 2>&1 || skip "$PETRICORE has no init-db subcommand yet"
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-export no_proxy='*' NO_PROXY='*'
+loopback_without_proxy
 
 
 T=$(mktemp -d /tmp/petricore-mariadb.XXXXXX)
 cleanup() {
   mariadb_stop
   prom_stop 2>/dev/null
-  if [ "${KEEP:-0}" = 1 ]; then echo "# kept $T"; else rm -rf "$T"; fi
+  remove_temp_dir "$T"
 }
 trap cleanup EXIT
 

@@ -32,12 +32,9 @@ set -u
 # shellcheck source=SCRIPTDIR/lib/prometheus.sh
 source "$(dirname "$0")/lib/prometheus.sh"
 
-PETRICORE=${1:-}
-if [ -z "$PETRICORE" ]; then
-  echo "usage: $0 PETRICORE_BINARY" >&2
-  exit 2
-fi
-[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
+# shellcheck source=SCRIPTDIR/lib/harness.sh
+source "$(dirname "$0")/lib/harness.sh"
+petricore_binary "${1:-}"
 
 # shellcheck source=SCRIPTDIR/lib/tap.sh
 source "$(dirname "$0")/lib/tap.sh"
@@ -45,28 +42,25 @@ why=$(prom_unavailable promtool jq python3)
 [ -z "$why" ] || skip "$why"
 "$PETRICORE" report --help 2>/dev/null | grep -q -- --accounting || skip "$PETRICORE has no report subcommand (with --accounting) yet"
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-export no_proxy='*' NO_PROXY='*'
+loopback_without_proxy
 
 
 T=$(mktemp -d /tmp/petricore-promtest.XXXXXX) || bail "create a temp dir"
 cleanup() {
   prom_stop
-  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+  remove_temp_dir "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- the data: two jobs, a 1-hour window ending 3 hours ago (older than any
 # head block; promtool cuts blocks at 2-hour boundaries)
-JOB_A=$(((RANDOM * 32768 + RANDOM) % 9000000 + 1000000))
+JOB_A=$(random_job_id)
 JOB_B=$((JOB_A + 1))
-END=$((($(date +%s) - 3 * 3600) / 15 * 15))
+END=$(prom_backfill_end)
 START=$((END - 3600))
 
-python3 "$(dirname "$0")/lib/synthetic_jobs.py" "$JOB_A" "$JOB_B" "$START" "$END" >"$T/data.om"
-[ -s "$T/data.om" ] || bail "write the OpenMetrics file"
-prom_backfill "$T/data.om" "$T/tsdb" || bail "backfill $T/data.om with promtool"
+prom_backfill_synthetic "$T/data.om" "$T/tsdb" "$JOB_A" "$JOB_B" "$START" "$END" || bail "backfill $T/data.om with promtool"
 ok "promtool backfilled $(grep -vc '^#' "$T/data.om") samples of jobs $JOB_A and $JOB_B"
 
 prom_start "$T" "$T/tsdb" || bail "start prometheus over the backfilled TSDB"

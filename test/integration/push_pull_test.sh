@@ -27,18 +27,15 @@ set -u
 # shellcheck source=SCRIPTDIR/../../scripts/lib/slurm-cgroup.sh
 source "$(dirname "$0")/../../scripts/lib/slurm-cgroup.sh"
 
-PETRICORE=${1:-}
-if [ -z "$PETRICORE" ]; then
-  echo "usage: $0 PETRICORE_BINARY" >&2
-  exit 2
-fi
+# shellcheck source=SCRIPTDIR/lib/harness.sh
+source "$(dirname "$0")/lib/harness.sh"
+petricore_binary "${1:-}"
 
 # shellcheck source=SCRIPTDIR/lib/tap.sh
 source "$(dirname "$0")/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/lib/prometheus.sh
 source "$(dirname "$0")/lib/prometheus.sh"
 
-[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
 why=$(slurm_cgroup_unavailable)
 [ -z "$why" ] || skip "$why"
 CG=$SLURM_CGROUP_BASE
@@ -46,13 +43,12 @@ why=$(prom_unavailable prometheus-pushgateway)
 [ -z "$why" ] || skip "$why"
 
 # Loopback only: never through a proxy from the environment.
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-export no_proxy='*' NO_PROXY='*'
+loopback_without_proxy
 
 
 T=$(mktemp -d /tmp/petricore-itest.XXXXXX) || bail "create a temp dir"
 PGW_PID='' PROM_PID='' COLLECT_PID='' SLEEP_PID=''
-JOB=$(( (RANDOM * 32768 + RANDOM) % 9000000 + 1000000 ))
+JOB=$(random_job_id)
 BASE=slurm_itest
 JOB_DIR=$BASE/uid_0/job_$JOB
 
@@ -67,11 +63,8 @@ cleanup() {
   remove_cgroups
   prom_stop
   pushgateway_stop
-  if [ "$failed" -gt 0 ] && [ -f "$T/collect.log" ]; then
-    echo "--- last lines of collect's log:" >&2
-    tail -n 20 "$T/collect.log" >&2
-  fi
-  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+  [ "$failed" -gt 0 ] && tail_logs 20 "$T/collect.log"
+  remove_temp_dir "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -35,12 +35,9 @@ source "$(dirname "$0")/lib/serve.sh"
 # shellcheck source=SCRIPTDIR/lib/slapd.sh
 source "$(dirname "$0")/lib/slapd.sh"
 
-PETRICORE=${1:-}
-if [ -z "$PETRICORE" ]; then
-  echo "usage: $0 PETRICORE_BINARY" >&2
-  exit 2
-fi
-[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
+# shellcheck source=SCRIPTDIR/lib/harness.sh
+source "$(dirname "$0")/lib/harness.sh"
+petricore_binary "${1:-}"
 
 # shellcheck source=SCRIPTDIR/lib/tap.sh
 source "$(dirname "$0")/lib/tap.sh"
@@ -48,8 +45,7 @@ why=$(prom_unavailable promtool jq python3)
 [ -z "$why" ] || skip "$why"
 "$PETRICORE" serve --help >/dev/null 2>&1 || skip "$PETRICORE has no serve subcommand yet"
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-export no_proxy='*' NO_PROXY='*'
+loopback_without_proxy
 
 
 T=$(mktemp -d /tmp/petricore-servetest.XXXXXX) || bail "create a temp dir"
@@ -63,14 +59,8 @@ cleanup() {
   stop_pid "$FILES_PID"
   prom_stop
   slapd_stop
-  if [ "$failed" -gt 0 ]; then
-    for log in "$T"/serve*.log; do
-      [ -f "$log" ] || continue
-      echo "--- last lines of $log:" >&2
-      tail -n 15 "$log" >&2
-    done
-  fi
-  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+  [ "$failed" -gt 0 ] && tail_logs 15 "$T"/serve*.log
+  remove_temp_dir "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -106,15 +96,13 @@ expect_error() {
 }
 
 # --- Prometheus: jobs A and B backfilled, job C scraped live
-JOB_A=$(((RANDOM * 32768 + RANDOM) % 9000000 + 1000000))
+JOB_A=$(random_job_id)
 JOB_B=$((JOB_A + 1))
 JOB_C=$((JOB_A + 2))
 UNKNOWN=$((JOB_A + 7))
-END=$((($(date +%s) - 3 * 3600) / 15 * 15))
+END=$(prom_backfill_end)
 START=$((END - 3600))
-python3 "$(dirname "$0")/lib/synthetic_jobs.py" "$JOB_A" "$JOB_B" "$START" "$END" >"$T/data.om"
-[ -s "$T/data.om" ] || bail "write the OpenMetrics file"
-prom_backfill "$T/data.om" "$T/tsdb" || bail "backfill $T/data.om with promtool"
+prom_backfill_synthetic "$T/data.om" "$T/tsdb" "$JOB_A" "$JOB_B" "$START" "$END" || bail "backfill $T/data.om with promtool"
 
 mkdir -p "$T/files"
 cat >"$T/files/metrics" <<EOF

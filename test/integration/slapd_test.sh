@@ -33,11 +33,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/lib/slapd.sh
 source "$HERE/lib/slapd.sh"
 
-PETRICORE=${1:-}
-if [ -z "$PETRICORE" ]; then
-  echo "usage: $0 PETRICORE_BINARY" >&2
-  exit 2
-fi
+# shellcheck source=SCRIPTDIR/lib/harness.sh
+source "$(dirname "$0")/lib/harness.sh"
+petricore_binary "${1:-}"
 # shellcheck source=SCRIPTDIR/lib/tap.sh
 source "$(dirname "$0")/lib/tap.sh"
 why=$(slapd_unavailable)
@@ -52,11 +50,8 @@ cleanup() {
     wait "$PROBE_PID" 2>/dev/null
   fi
   slapd_stop
-  if [ "$failed" -gt 0 ] && [ -f "$T/slapd/slapd.log" ]; then
-    echo "--- last lines of slapd's log:" >&2
-    tail -n 10 "$T/slapd/slapd.log" >&2
-  fi
-  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+  [ "$failed" -gt 0 ] && tail_logs 10 "$T/slapd/slapd.log"
+  remove_temp_dir "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -44,23 +44,18 @@
 # Exit 0 all passed, 1 a check failed, 77 skipped (not root, no cgroup v1,
 # a binary missing).
 set -u
-PETRICORE=${1:-}
-if [ -z "$PETRICORE" ]; then
-  echo "usage: $0 PETRICORE_BINARY" >&2
-  exit 2
-fi
+# shellcheck source=SCRIPTDIR/lib/harness.sh
+source "$(dirname "$0")/lib/harness.sh"
+petricore_binary "${1:-}"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/lib/tap.sh
 source "$here/lib/tap.sh"
 # shellcheck source=SCRIPTDIR/lib/slurm_cluster.sh
 source "$here/lib/slurm_cluster.sh"
-[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
-PETRICORE=$(cd "$(dirname "$PETRICORE")" && pwd)/$(basename "$PETRICORE")
 why=$(slurm_cluster_unavailable)
 [ -z "$why" ] || skip "$why"
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-export no_proxy='*' NO_PROXY='*'
+loopback_without_proxy
 
 START=$SECONDS
 T=$(mktemp -d /tmp/petricore-e2e.XXXXXX) || bail "create a temp dir"
@@ -74,11 +69,11 @@ cleanup() {
   fi
   if [ "$failed" -gt 0 ]; then
     slurm_cluster_log_tail
-    [ -s "$T/collect.log" ] && { echo "--- last lines of $T/collect.log:" >&2; tail -n 10 "$T/collect.log" >&2; }
+    tail_logs 10 "$T/collect.log"
   fi
   slurm_cluster_cleanup
   echo "# run time $((SECONDS - START)) s"
-  if [ "${KEEP:-0}" = 1 ]; then echo "# kept $T" >&2; else rm -rf "$T"; fi
+  remove_temp_dir "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

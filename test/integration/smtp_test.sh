@@ -28,12 +28,9 @@ set -u
 # shellcheck source=SCRIPTDIR/lib/prometheus.sh
 source "$(dirname "$0")/lib/prometheus.sh"
 
-PETRICORE=${1:-}
-if [ -z "$PETRICORE" ]; then
-  echo "usage: $0 PETRICORE_BINARY" >&2
-  exit 2
-fi
-[ -x "$PETRICORE" ] || { echo "not executable: $PETRICORE" >&2; exit 2; }
+# shellcheck source=SCRIPTDIR/lib/harness.sh
+source "$(dirname "$0")/lib/harness.sh"
+petricore_binary "${1:-}"
 MAILPROG=$(cd "$(dirname "$0")/../../packaging" && pwd)/petricore-mailprog
 
 # shellcheck source=SCRIPTDIR/lib/slapd.sh
@@ -49,8 +46,7 @@ PY=/usr/bin/python3
 [ -x "$MAILPROG" ] || skip "$MAILPROG is missing"
 "$PETRICORE" report --help 2>/dev/null | grep -q -- --send-mail || skip "$PETRICORE has no report --send-mail yet"
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-export no_proxy='*' NO_PROXY='*'
+loopback_without_proxy
 
 T=$(mktemp -d /tmp/petricore-smtptest.XXXXXX) || bail "create a temp dir"
 SMTP_PID=
@@ -63,23 +59,23 @@ cleanup() {
   smtp_stop
   slapd_stop
   prom_stop
-  if [ "${KEEP:-0}" = 1 ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+  remove_temp_dir "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- Prometheus: jobs A and B ended 3 hours ago; C and D "run" until an
 # hour from now (their series reach the present, so they are still running)
-JOB_A=$(((RANDOM * 32768 + RANDOM) % 9000000 + 1000000))
+JOB_A=$(random_job_id)
 JOB_B=$((JOB_A + 1))
 JOB_C=$((JOB_A + 2))
 JOB_D=$((JOB_A + 3))
-END=$((($(date +%s) - 3 * 3600) / 15 * 15))
+END=$(prom_backfill_end)
 LIVE_END=$((($(date +%s) + 3600) / 15 * 15))
-python3 "$(dirname "$0")/lib/synthetic_jobs.py" "$JOB_A" "$JOB_B" $((END - 3600)) "$END" >"$T/done.om"
-python3 "$(dirname "$0")/lib/synthetic_jobs.py" "$JOB_C" "$JOB_D" $((LIVE_END - 7200)) "$LIVE_END" >"$T/live.om"
-prom_backfill "$T/done.om" "$T/tsdb" || bail "backfill $T/done.om with promtool"
-prom_backfill "$T/live.om" "$T/tsdb" || bail "backfill $T/live.om with promtool"
+prom_backfill_synthetic "$T/done.om" "$T/tsdb" "$JOB_A" "$JOB_B" $((END - 3600)) "$END" ||
+  bail "backfill $T/done.om with promtool"
+prom_backfill_synthetic "$T/live.om" "$T/tsdb" "$JOB_C" "$JOB_D" $((LIVE_END - 7200)) "$LIVE_END" ||
+  bail "backfill $T/live.om with promtool"
 prom_start "$T" "$T/tsdb" || bail "start prometheus over the backfilled TSDB"
 ok "prometheus ready on $PROM_URL with finished jobs $JOB_A, $JOB_B and running jobs $JOB_C, $JOB_D"
 

@@ -27,6 +27,15 @@
 #                               be older than anything Prometheus appends
 #                               later: use times at least 2 hours in the past.
 #                               Output goes to FILE.log; status 1 on failure.
+#   random_job_id               a random 7-digit job id: runs that share a
+#                               Prometheus label space never collide.
+#   prom_backfill_end           an end time 3 hours ago on a 15-s step: a job
+#                               ending then is old enough to backfill.
+#   prom_backfill_synthetic FILE TSDB JOB_A JOB_B START END
+#                               lib/synthetic_jobs.py's two jobs (its header
+#                               says what they did) between START and END,
+#                               written to FILE and backfilled into TSDB;
+#                               status 1, saying why, on failure.
 #   prom_start DIR TSDB [CONFIG]
 #                               starts Prometheus with its log at DIR/prometheus.log,
 #                               storage TSDB (created if missing), CONFIG (default:
@@ -81,6 +90,18 @@ prom_backfill() {
     tail -n 5 "$file.log" >&2
     return 1
   fi
+}
+
+random_job_id() { echo $(((RANDOM * 32768 + RANDOM) % 9000000 + 1000000)); }
+
+prom_backfill_end() { echo $((($(date +%s) - 3 * 3600) / 15 * 15)); }
+
+prom_backfill_synthetic() {
+  local file=$1 tsdb=$2
+  shift 2
+  python3 "$(dirname "${BASH_SOURCE[0]}")/synthetic_jobs.py" "$@" >"$file" && [ -s "$file" ] ||
+    { echo "lib/synthetic_jobs.py $* wrote nothing to $file" >&2; return 1; }
+  prom_backfill "$file" "$tsdb"
 }
 
 prom_get() {
