@@ -814,10 +814,16 @@ void draw_legend_sample(const Painter& p, const LegendEntry& e, double x, double
   c.set_dash(p.cr(), nullptr, 0, 0);
 }
 
-void fill_background(const Painter& p, double width, double height) {
+// Every chart draws clipped to its own rectangle, on the background colour;
+// the caller restores the cairo state when it is done.
+void begin_canvas(const Painter& p, double width, double height) {
+  const auto& c = p.c();
+  c.save(p.cr());
+  c.rectangle(p.cr(), 0, 0, width, height);
+  c.clip(p.cr());
   p.colour(kStyle.background);
-  p.c().rectangle(p.cr(), 0, 0, width, height);
-  p.c().fill(p.cr());
+  c.rectangle(p.cr(), 0, 0, width, height);
+  c.fill(p.cr());
 }
 
 bool drawable(cairo_t* cr, double width, double height) {
@@ -984,10 +990,7 @@ void draw_line_chart(cairo_t* cr, const LineChart& chart, double width, double h
   if (!drawable(cr, width, height)) return;
   Painter p(cr);
   const auto& c = p.c();
-  c.save(cr);
-  c.rectangle(cr, 0, 0, width, height);
-  c.clip(cr);
-  fill_background(p, width, height);
+  begin_canvas(p, width, height);
   c.set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
   c.set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 
@@ -1101,10 +1104,7 @@ void draw_pie_chart(cairo_t* cr, const PieChart& chart, double width, double hei
   if (!drawable(cr, width, height)) return;
   Painter p(cr);
   const auto& c = p.c();
-  c.save(cr);
-  c.rectangle(cr, 0, 0, width, height);
-  c.clip(cr);
-  fill_background(p, width, height);
+  begin_canvas(p, width, height);
 
   PieLayout L = layout_pie_chart(p, chart, width, height);
   const double s = L.scale;
