@@ -90,7 +90,7 @@ HttpResponse Api::drawn(const HttpRequest& request, const CachedReport& entry, c
   response.content_type = content_type;
   // Per user (authorisation), so never in a shared cache.
   response.headers.push_back({"Cache-Control", entry.finished() ? "private, max-age=300" : "no-store"});
-  if (entry.finished() && compressible(content_type) && file->size() >= kMinCompressBytes && accepts_gzip(request)) {
+  if (entry.finished() && should_gzip(request, content_type, file->size())) {
     // A job page is ~600 kB: compressing it once, not at every request.
     const std::string gzip_key = key + "|gzip";
     RenderedFile gzipped = rendered_.find(gzip_key);

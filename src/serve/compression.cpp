@@ -65,10 +65,14 @@ bool compressible(std::string_view content_type) {
          iequals(type, "image/svg+xml");
 }
 
+bool should_gzip(const HttpRequest& request, std::string_view content_type, std::size_t body_bytes) {
+  return compressible(content_type) && body_bytes >= kMinCompressBytes && accepts_gzip(request);
+}
+
 void gzip_response(const HttpRequest& request, HttpResponse& response, int level) {
   if (!compressible(response.content_type)) return;
   if (!response.header("Vary")) response.headers.push_back({"Vary", "Accept-Encoding"});
-  if (response.body.size() < kMinCompressBytes || response.header("Content-Encoding") || !accepts_gzip(request))
+  if (response.header("Content-Encoding") || !should_gzip(request, response.content_type, response.body.size()))
     return;
   std::string compressed = deflate_bytes(response.body, level, DeflateWrapper::Gzip);
   if (compressed.size() >= response.body.size()) return;

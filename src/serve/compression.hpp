@@ -23,6 +23,10 @@ constexpr std::size_t kMinCompressBytes = 1024;
 // (level 1: ~9 ms, a third).
 constexpr int kGzipLevel = 6;
 
+// A body of that type and size is worth gzip for this client: compressible,
+// at least kMinCompressBytes, and the client accepts gzip.
+bool should_gzip(const HttpRequest& request, std::string_view content_type, std::size_t body_bytes);
+
 // Compresses a compressible response body of kMinCompressBytes or more for a
 // client that accepts gzip (level 1-9), sets Content-Encoding: gzip, and
 // adds Vary: Accept-Encoding to every compressible response so that caches
