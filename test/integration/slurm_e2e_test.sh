@@ -5,7 +5,7 @@
 # with proctrack/task/jobacct_gather cgroup on cgroup v1, slurmdbd, MariaDB,
 # munge; lib/slurm_cluster.sh) and a real Pushgateway + Prometheus:
 #
-#   petricore collect --push PGW --interval 2   (Prometheus scrapes the
+#   petricore collect --push PGW --interval 1   (Prometheus scrapes the
 #                                                Pushgateway every 1 s)
 #   real jobs, submitted with sbatch as the unprivileged user petricore-e2e:
 #     cpu2     2 cores, stress --cpu 2 for 40 s
@@ -22,13 +22,14 @@
 # The host has 2 CPUs, so the "many cores" jobs use 2 (all there are): a
 # node declaring more CPUs than exist cannot give the extra cores a cpuset.
 #
-# Tolerances (why): petricore samples every 2 s, Prometheus sees the
+# Tolerances (why): petricore samples every 1 s, Prometheus sees the
 # Pushgateway every 1 s (a push just before the end is stamped with the
 # scrape's time, after it) and the job's end is known to the second, so the
-# CPU time of the job's last ~4 s can be missing: cpu.time_total within
-# max(4 s x allocated cores, 10 %) of sacct's TotalCPU (seen: 3.3 s short
-# on a 1-core job). ram.used is the memory cgroup's peak (max_usage_in_bytes, page
-# cache included), MaxRSS is RSS sampled every 2 s by jobacct_gather:
+# CPU time of the job's last ~3 s can be missing: cpu.time_total within
+# max(4 s x allocated cores, 10 %) of sacct's TotalCPU, a second of margin
+# for scheduling (at a 2 s interval a 1-core job was seen 3.8 s short).
+# ram.used is the memory cgroup's peak (max_usage_in_bytes, page cache
+# included), MaxRSS is RSS sampled every 2 s by jobacct_gather:
 # within 15 % or 12 MiB, whichever is larger. Two exceptions: the I/O job's
 # peak holds the page cache of the files it wrote (there ram.used >= MaxRSS
 # only), and the OOM job's spike falls between jobacct_gather's samples
@@ -94,12 +95,12 @@ ok "cluster $SC_CLUSTER up (munged, mariadbd, slurmdbd, slurmctld, slurmd -N $SC
 
 SCRATCH=$T/scratch
 mkdir -p "$SCRATCH" && chown "$SC_USER:" "$SCRATCH" && chmod 755 "$SCRATCH"
-"$PETRICORE" collect --push "$SC_PGW_URL" --interval 2 --instance "$SC_NODE" --scratch-prefix "$SCRATCH" \
+"$PETRICORE" collect --push "$SC_PGW_URL" --interval 1 --instance "$SC_NODE" --scratch-prefix "$SCRATCH" \
   </dev/null >"$T/collect.log" 2>&1 &
 COLLECT_PID=$!
 # Rules for short test jobs: everything but min_runtime stays at its default;
-# range queries step at the collector's 2 s interval.
-printf '[prometheus]\nstep = 2\n[rules]\nmin_runtime = 10\n' >"$T/petricore.toml"
+# range queries step at the collector's 1 s interval.
+printf '[prometheus]\nstep = 1\n[rules]\nmin_runtime = 10\n' >"$T/petricore.toml"
 
 # ---- the jobs
 job_script() {  # NAME BODY: a batch script the job user can read
