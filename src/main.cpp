@@ -58,7 +58,14 @@ void add_collect(CLI::App& app, petricore::collect::CollectOptions& o) {
       ->capture_default_str();
   collect->add_option("--textfile", o.textfile,
                       "Write the metrics to this file each interval (atomic rename), e.g. for node_exporter");
-  collect->add_option("--interval", o.interval, "Seconds between passes")->capture_default_str();
+  collect->add_option("--interval", o.interval, "Seconds between full passes")->capture_default_str();
+  collect
+      ->add_option("--watch-interval", o.watch_interval,
+                   "Seconds between the light passes that catch job starts and ends (cgroup counters only, no "
+                   "/proc walk; 0 = off)")
+      ->capture_default_str();
+  collect->add_option("--linger", o.linger,
+                      "Seconds an ended job's final series stay exported (default 2 x --interval)");
   collect->add_option("--instance", o.instance, "Value of the instance label (default: short host name)");
   collect->add_option("--cgroup-root", o.cgroup_root, "Where the cgroup hierarchies are mounted")
       ->capture_default_str();

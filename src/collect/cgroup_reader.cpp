@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 
 namespace petricore::collect {
 namespace {
@@ -43,41 +44,59 @@ void CgroupReader::malformed(const std::string& dir, const char* file) {
 }
 
 CgroupCpu CgroupReader::cpu(const JobCgroups& job) {
+  if (job.cpu_dir.empty()) return {};
+  return read_cpu(job.cpu_dir, job.version, Need::Required);
+}
+
+CgroupCpu CgroupReader::cpu_at(const std::string& dir, CgroupVersion version) {
+  return read_cpu(dir, version, Need::Optional);
+}
+
+std::vector<std::string> CgroupReader::child_directories(const std::string& dir) {
+  std::vector<std::string> names;
+  auto fd = open_directory_at(root_.get(), dir.c_str());
+  if (!fd) return names;
+  list_directory(fd->get(), [&](std::string_view name, bool is_directory) {
+    if (is_directory) names.emplace_back(name);
+  });
+  return names;
+}
+
+CgroupCpu CgroupReader::read_cpu(const std::string& dir, CgroupVersion version, Need need) {
   CgroupCpu cpu;
-  if (job.cpu_dir.empty()) return cpu;
-  if (job.version == CgroupVersion::V2) {
-    if (!read(job.cpu_dir, "cpu.stat", Need::Required)) return cpu;
+  if (version == CgroupVersion::V2) {
+    if (!read(dir, "cpu.stat", need)) return cpu;
     if (auto stat = parse_cpu_stat(buffer_)) {
       cpu.total_seconds = static_cast<double>(stat->usage_usec) / 1e6;
       cpu.user_seconds = static_cast<double>(stat->user_usec) / 1e6;
       cpu.system_seconds = static_cast<double>(stat->system_usec) / 1e6;
     } else {
-      malformed(job.cpu_dir, "cpu.stat");
+      malformed(dir, "cpu.stat");
     }
     return cpu;
   }
-  if (read(job.cpu_dir, "cpuacct.usage", Need::Required)) {
+  if (read(dir, "cpuacct.usage", need)) {
     if (auto usage = parse_u64(buffer_))
       cpu.total_seconds = static_cast<double>(*usage) / 1e9;
     else
-      malformed(job.cpu_dir, "cpuacct.usage");
+      malformed(dir, "cpuacct.usage");
   }
-  if (read(job.cpu_dir, "cpuacct.stat", Need::Required)) {
+  if (read(dir, "cpuacct.stat", need)) {
     if (auto stat = parse_cpuacct_stat(buffer_)) {
       cpu.user_seconds = static_cast<double>(stat->user) / ticks_per_second_;
       cpu.system_seconds = static_cast<double>(stat->system) / ticks_per_second_;
     } else {
-      malformed(job.cpu_dir, "cpuacct.stat");
+      malformed(dir, "cpuacct.stat");
     }
   }
-  if (read(job.cpu_dir, "cpuacct.usage_percpu", Need::Required)) {
+  if (read(dir, "cpuacct.usage_percpu", need)) {
     if (auto per_cpu = parse_cpuacct_usage_percpu(buffer_)) {
       std::vector<double> seconds;
       seconds.reserve(per_cpu->size());
       for (auto ns : *per_cpu) seconds.push_back(static_cast<double>(ns) / 1e9);
       cpu.per_cpu_seconds = std::move(seconds);
     } else {
-      malformed(job.cpu_dir, "cpuacct.usage_percpu");
+      malformed(dir, "cpuacct.usage_percpu");
     }
   }
   return cpu;
@@ -86,13 +105,29 @@ CgroupCpu CgroupReader::cpu(const JobCgroups& job) {
 std::optional<CgroupMemory> CgroupReader::memory(const JobCgroups& job) {
   if (job.memory_dir.empty()) return std::nullopt;
   CgroupMemory memory;
-  if (read(job.memory_dir, "memory.stat", Need::Required)) {
-    if (auto stat = parse_memory_stat(buffer_))
-      memory.rss_bytes = stat->anon + stat->shmem;
-    else
-      malformed(job.memory_dir, "memory.stat");
-  }
   bool v2 = job.version == CgroupVersion::V2;
+  std::optional<MemoryStat> stat;
+  if (read(job.memory_dir, "memory.stat", Need::Required)) {
+    stat = parse_memory_stat(buffer_);
+    if (!stat) malformed(job.memory_dir, "memory.stat");
+  }
+  if (stat) {
+    memory.rss_bytes = stat->anon + stat->shmem;
+    memory.anon_bytes = stat->anon;
+    memory.shmem_bytes = stat->shmem;
+    // The page cache counts shmem (tmpfs, shared memory), which is resident
+    // and reported on its own.
+    if (stat->cache) memory.file_bytes = *stat->cache > stat->shmem ? *stat->cache - stat->shmem : 0;
+    memory.kernel_bytes = stat->kernel;
+    memory.swap_bytes = stat->swap;
+  }
+  auto read_u64_file = [&](const char* file, Need need, std::optional<std::uint64_t>& into) {
+    if (!read(job.memory_dir, file, need)) return;
+    if (auto value = parse_u64(buffer_))
+      into = *value;
+    else
+      malformed(job.memory_dir, file);
+  };
   if (v2) {
     if (read(job.memory_dir, "memory.max", Need::Optional)) {
       if (auto max = parse_memory_max(buffer_))
@@ -100,20 +135,21 @@ std::optional<CgroupMemory> CgroupReader::memory(const JobCgroups& job) {
       else
         malformed(job.memory_dir, "memory.max");
     }
-  } else if (read(job.memory_dir, "memory.limit_in_bytes", Need::Required)) {
-    if (auto limit = parse_u64(buffer_)) {
-      if (*limit < kUnlimited) memory.limit_bytes = *limit;
-    } else {
-      malformed(job.memory_dir, "memory.limit_in_bytes");
+    read_u64_file("memory.current", Need::Required, memory.usage_bytes);
+    read_u64_file("memory.swap.current", Need::Optional, memory.swap_bytes);  // no swap controller: absent
+  } else {
+    std::optional<std::uint64_t> limit;
+    read_u64_file("memory.limit_in_bytes", Need::Required, limit);
+    if (limit && *limit < kUnlimited) memory.limit_bytes = limit;
+    read_u64_file("memory.usage_in_bytes", Need::Required, memory.usage_bytes);
+    // The v1 usage is approximate (per-CPU charge batches), so this is an
+    // estimate; a usage below cache + rss means "none seen".
+    if (stat && stat->cache && memory.usage_bytes) {
+      std::uint64_t counted = *stat->cache + stat->anon;
+      memory.kernel_bytes = *memory.usage_bytes > counted ? *memory.usage_bytes - counted : 0;
     }
   }
-  const char* peak_file = v2 ? "memory.peak" : "memory.max_usage_in_bytes";
-  if (read(job.memory_dir, peak_file, Need::Optional)) {
-    if (auto peak = parse_u64(buffer_))
-      memory.peak_bytes = *peak;
-    else
-      malformed(job.memory_dir, peak_file);
-  }
+  read_u64_file(v2 ? "memory.peak" : "memory.max_usage_in_bytes", Need::Optional, memory.peak_bytes);
   return memory;
 }
 
@@ -176,6 +212,35 @@ bool CgroupReader::processes(const JobCgroups& job, std::vector<ProcessRef>& res
                result.end());
   std::stable_partition(result.begin(), result.end(), [](const ProcessRef& p) { return !p.in_extern_step; });
   return complete;
+}
+
+bool CgroupReader::any_process(int dirfd, bool skip_slurm_leaves, int depth) {
+  ReadError error = read_file_at(dirfd, "cgroup.procs", buffer_);
+  if (error.status == ReadStatus::Ok) {
+    auto pids = parse_pid_list(buffer_);
+    if (!pids || !pids->empty()) return true;  // a malformed list is not an empty one
+  } else if (error.status != ReadStatus::Missing) {
+    return true;
+  }
+  if (depth >= kMaxProcessDepth) return false;
+  std::vector<std::string> children;
+  list_directory(dirfd, [&](std::string_view name, bool is_directory) {
+    if (is_directory && !(skip_slurm_leaves && name == "slurm")) children.emplace_back(name);
+  });
+  for (const auto& child : children) {
+    auto child_fd = open_directory_at(dirfd, child.c_str());
+    if (child_fd && any_process(child_fd->get(), skip_slurm_leaves, depth + 1)) return true;
+  }
+  return false;
+}
+
+bool CgroupReader::has_processes(const JobCgroups& job) {
+  bool v2 = job.version == CgroupVersion::V2;
+  const std::string& dir = !v2 && !job.cpu_dir.empty() ? job.cpu_dir : job.process_dir;
+  if (dir.empty()) return true;
+  auto job_fd = open_directory_at(root_.get(), dir.c_str());
+  if (!job_fd) return classify_errno(errno) != ReadStatus::Missing;  // gone: no process left
+  return any_process(job_fd->get(), v2, 0);
 }
 
 }  // namespace petricore::collect

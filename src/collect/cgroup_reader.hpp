@@ -28,6 +28,14 @@ struct CgroupCpu {
 
 struct CgroupMemory {
   std::optional<std::uint64_t> rss_bytes;    // anon + shmem from memory.stat
+  std::optional<std::uint64_t> anon_bytes;   // memory.stat anon (v1 total_rss)
+  std::optional<std::uint64_t> shmem_bytes;  // memory.stat shmem
+  std::optional<std::uint64_t> file_bytes;   // page cache without shmem: memory.stat cache/file - shmem
+  // v2 memory.stat kernel; v1: what memory.usage_in_bytes holds beyond
+  // cache + rss (kernel memory, since the v1 usage counts it too).
+  std::optional<std::uint64_t> kernel_bytes;
+  std::optional<std::uint64_t> swap_bytes;   // v1 memory.stat total_swap, v2 memory.swap.current
+  std::optional<std::uint64_t> usage_bytes;  // what the limit counts: v1 memory.usage_in_bytes, v2 memory.current
   std::optional<std::uint64_t> limit_bytes;  // absent when unlimited
   std::optional<std::uint64_t> peak_bytes;   // v1 max_usage_in_bytes, v2 memory.peak (kernel >= 5.19)
 };
@@ -46,6 +54,11 @@ class CgroupReader {
   int root_fd() const { return root_.get(); }
 
   CgroupCpu cpu(const JobCgroups& job);
+  // The same counters of any cgroup directory (a job's parent, a sibling):
+  // files that are missing give empty values and count no error.
+  CgroupCpu cpu_at(const std::string& dir, CgroupVersion version);
+  // The names of the directories below `dir`; empty when it is gone.
+  std::vector<std::string> child_directories(const std::string& dir);
   std::optional<CgroupMemory> memory(const JobCgroups& job);
   // The job's CPUs: nullopt when they could not be read (try again later),
   // empty when the job has no cpuset.
@@ -54,14 +67,23 @@ class CgroupReader {
   // steps before the extern step. Returns false when some cgroup.procs could
   // not be read, so the list may miss live processes.
   bool processes(const JobCgroups& job, std::vector<ProcessRef>& out);
+  // Whether any of the job's cgroups still lists a process, Slurm's own
+  // slurmstepd left out where the layout lets it be (v1: the cpuacct
+  // hierarchy, which holds only the job's processes; v2: the steps' `slurm/`
+  // leaves are skipped). Stops at the first process found, so a running job
+  // costs a few reads. True when a cgroup.procs could not be read: an
+  // unreadable job is not taken for an ended one.
+  bool has_processes(const JobCgroups& job);
 
  private:
   enum class Need { Required, Optional };
+  CgroupCpu read_cpu(const std::string& dir, CgroupVersion version, Need need);
   // Reads <dir>/<file> into buffer_. False when absent or broken.
   bool read(const std::string& dir, const char* file, Need need);
   void malformed(const std::string& dir, const char* file);
   // Returns false when a cgroup.procs was unreadable or malformed.
   bool collect_processes(int dirfd, const std::string& path, bool in_extern, int depth, std::vector<ProcessRef>& out);
+  bool any_process(int dirfd, bool skip_slurm_leaves, int depth);
 
   UniqueFd root_;
   ErrorCounter& errors_;

@@ -1,6 +1,7 @@
 #include "collect/collect_command.hpp"
 
 #include "collect/error_counter.hpp"
+#include "collect/exported_jobs.hpp"
 #include "collect/layout.hpp"
 #include "collect/metrics.hpp"
 #include "collect/pull_sink.hpp"
@@ -68,6 +69,10 @@ void validate(CollectOptions& o) {
   require_directory("--proc-root", o.proc_root);
   if (!(o.interval > 0) || !std::isfinite(o.interval))
     throw UsageError("--interval must be a positive number of seconds");
+  if (!(o.watch_interval >= 0) || !std::isfinite(o.watch_interval))
+    throw UsageError("--watch-interval must be 0 (off) or a positive number of seconds");
+  if (o.linger < 0) o.linger = 2 * o.interval;
+  if (!std::isfinite(o.linger) || o.linger > 86400) throw UsageError("--linger must be between 0 and 86400 seconds");
   if (!(o.once_window > 0) || o.once_window > 60) throw UsageError("--once-window must be between 0 and 60 seconds");
   if (!(o.push_timeout > 0)) throw UsageError("--push-timeout must be a positive number of seconds");
   if (o.max_proc_names == 0) throw UsageError("--max-proc-names must be at least 1");
@@ -143,37 +148,67 @@ int run_collect(CollectOptions o) {
   // A listen address that cannot be bound is a runtime failure (exit 1), left
   // to propagate as std::runtime_error.
 
-  auto pass = [&](double now) {
-    std::vector<JobSample> jobs = sampler.sample(now);
+  ExportedJobs exported(o.linger);
+  auto publish = [&](double now, double pass_seconds) {
     SelfMetrics self;
-    self.collect_duration_seconds = monotonic_seconds() - now;
+    self.collect_duration_seconds = pass_seconds;
     self.errors_by_source = errors.totals();
-    return build_snapshot(jobs, o.instance, self);
+    self.running_jobs = exported.running();
+    Snapshot snapshot = build_snapshot(exported.current(now), o.instance, self);
+    bool ok = true;
+    for (auto& sink : sinks) ok = sink->publish(snapshot) && ok;
+    return ok;
+  };
+  auto full_pass = [&](double now) {
+    exported.set_running(sampler.sample(now));
+    for (JobSample& final_sample : sampler.take_ended()) exported.end(std::move(final_sample), now);
+    return monotonic_seconds() - now;
   };
 
   if (o.once) {
     // CPU percent needs two passes: measure over a short window.
-    pass(monotonic_seconds());
+    full_pass(monotonic_seconds());
     if (int sig = wait_for_stop(stop_signals, o.once_window)) return 128 + sig;
-    Snapshot snapshot = pass(monotonic_seconds());
-    bool ok = true;
-    for (auto& sink : sinks) ok = sink->publish(snapshot) && ok;
-    return ok ? 0 : 1;
+    double now = monotonic_seconds();
+    return publish(now, full_pass(now)) ? 0 : 1;
   }
 
-  char every[32];
-  std::snprintf(every, sizeof every, "%g", o.interval);
-  log::info(std::string{"collecting every "} + every + " s as instance " + o.instance);
-  double next = monotonic_seconds();
+  char every[96];
+  std::snprintf(every, sizeof every, "%g s (watching job ends every %g s, ended jobs exported for %g s)", o.interval,
+                o.watch_interval, o.linger);
+  if (o.watch_interval == 0) std::snprintf(every, sizeof every, "%g s", o.interval);
+  log::info(std::string{"collecting every "} + every + " as instance " + o.instance);
+  // Both loops run at a fixed rate: a slow pass does not shift the schedule;
+  // missed slots are skipped. A watch tick that would fall within half a
+  // watch interval of the next full pass is left to it.
+  double next_full = monotonic_seconds();
+  double next_watch = next_full + o.watch_interval;
+  double last_pass_seconds = 0;
+  auto advance = [](double& next, double every, double now) {
+    next += every;
+    if (next < now) next = now + every - std::fmod(now - next, every);
+  };
   for (;;) {
-    double start = monotonic_seconds();
-    Snapshot snapshot = pass(start);
-    for (auto& sink : sinks) sink->publish(snapshot);
-    // Fixed rate: a slow pass does not shift the schedule; missed slots are skipped.
-    next += o.interval;
     double now = monotonic_seconds();
-    if (next < now) next = now + o.interval - std::fmod(now - next, o.interval);
-    if (int sig = wait_for_stop(stop_signals, next - now)) {
+    if (now >= next_full) {
+      last_pass_seconds = full_pass(now);
+      publish(now, last_pass_seconds);
+      advance(next_full, o.interval, monotonic_seconds());
+      next_watch = now + o.watch_interval;
+    } else if (o.watch_interval > 0 && now >= next_watch) {
+      std::vector<JobSample> started = sampler.watch(now);
+      std::vector<JobSample> ended = sampler.take_ended();
+      bool changed = !started.empty() || !ended.empty();
+      for (JobSample& sample : started) exported.start(std::move(sample));
+      for (JobSample& final_sample : ended) exported.end(std::move(final_sample), now);
+      // A start or an end is published at once: the push sink PUTs, the
+      // others replace what a scrape reads.
+      if (changed) publish(now, last_pass_seconds);
+      advance(next_watch, o.watch_interval, monotonic_seconds());
+    }
+    double wake = next_full;
+    if (o.watch_interval > 0 && next_watch <= next_full - o.watch_interval / 2) wake = next_watch;
+    if (int sig = wait_for_stop(stop_signals, wake - monotonic_seconds())) {
       log::info(std::string{"stopping on "} + ::strsignal(sig));
       for (auto& sink : sinks) sink->shutdown();
       return 0;

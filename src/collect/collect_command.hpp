@@ -19,6 +19,11 @@ struct CollectOptions {
   double push_timeout = 5.0;
   std::string textfile;  // path; empty = off
   double interval = 15.0;
+  // The light loop between full passes (Sampler::watch); 0 turns it off.
+  double watch_interval = 1.0;
+  // How long an ended job's final series stay exported; negative means the
+  // default, 2 x interval.
+  double linger = -1;
   std::string instance;  // default: short hostname
   std::string cgroup_root = "/sys/fs/cgroup";
   std::string proc_root = "/proc";

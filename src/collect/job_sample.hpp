@@ -27,10 +27,17 @@ struct JobSample {
   std::optional<double> system_time;                  // seconds
   std::vector<std::pair<int, double>> cpu_time_core;  // (cpu id, seconds)
 
-  // Memory.
-  std::optional<double> rss_mib;           // MiB
-  std::optional<double> memory_limit_mib;  // MiB; absent when unlimited
-  std::optional<double> memory_peak_mib;   // MiB
+  // Memory, MiB. Resident = anon + shmem; the page cache (file) is not
+  // resident use: the kernel reclaims it when the job needs the room.
+  std::optional<double> rss_mib;           // anon + shmem
+  std::optional<double> anon_mib;          // anonymous memory (heap, stacks)
+  std::optional<double> shmem_mib;         // tmpfs and shared memory
+  std::optional<double> file_mib;          // page cache, shmem not included
+  std::optional<double> kernel_mib;        // kernel memory charged to the job
+  std::optional<double> swap_mib;          // swapped out
+  std::optional<double> usage_mib;         // what the limit counts (memory.usage_in_bytes, memory.current)
+  std::optional<double> memory_limit_mib;  // absent when unlimited
+  std::optional<double> memory_peak_mib;   // the cgroup's high-water mark, page cache included
 
   // Processes, from /proc.
   std::int64_t processes = 0;

@@ -296,20 +296,56 @@ std::optional<CpuStat> parse_cpu_stat(std::string_view text) {
 }
 
 std::optional<MemoryStat> parse_memory_stat(std::string_view text) {
-  // v1 local (rss, shmem) and hierarchical (total_*) keys; v2 anon and shmem.
-  enum { kRss, kTotalRss, kAnon, kShmem, kTotalShmem };
-  std::array<std::optional<std::uint64_t>, 5> v;
-  if (!read_u64_fields<5>(text, false, {"rss", "total_rss", "anon", "shmem", "total_shmem"}, v)) return std::nullopt;
+  // v1 local (rss, shmem, ...) and hierarchical (total_*) keys; v2 anon,
+  // shmem, file, kernel and the parts of kernel older kernels list alone.
+  enum {
+    kRss,
+    kTotalRss,
+    kAnon,
+    kShmem,
+    kTotalShmem,
+    kCache,
+    kTotalCache,
+    kFile,
+    kSwap,
+    kTotalSwap,
+    kKernel,
+    kKernelStack,
+    kPagetables,
+    kPercpu,
+    kSock,
+    kSlab,
+    kCount
+  };
+  std::array<std::optional<std::uint64_t>, kCount> v;
+  if (!read_u64_fields<kCount>(text, false,
+                               {"rss", "total_rss", "anon", "shmem", "total_shmem", "cache", "total_cache", "file",
+                                "swap", "total_swap", "kernel", "kernel_stack", "pagetables", "percpu", "sock", "slab"},
+                               v))
+    return std::nullopt;
+  auto first_of = [&](int a, int b) { return v[a] ? v[a] : v[b]; };
   MemoryStat stat;
-  if (v[kTotalRss])
-    stat.anon = *v[kTotalRss];
-  else if (v[kRss])
-    stat.anon = *v[kRss];
-  else if (v[kAnon])
+  bool v2 = !v[kTotalRss] && !v[kRss] && v[kAnon];
+  if (auto anon = first_of(kTotalRss, kRss))
+    stat.anon = *anon;
+  else if (v2)
     stat.anon = *v[kAnon];
   else
     return std::nullopt;
-  stat.shmem = v[kTotalShmem].value_or(v[kShmem].value_or(0));
+  stat.shmem = first_of(kTotalShmem, kShmem).value_or(0);
+  if (!v2) {
+    stat.cache = first_of(kTotalCache, kCache);
+    stat.swap = first_of(kTotalSwap, kSwap);
+    return stat;
+  }
+  stat.cache = v[kFile];
+  if (v[kKernel]) {
+    stat.kernel = v[kKernel];
+  } else if (v[kKernelStack] || v[kPagetables] || v[kSlab]) {
+    std::uint64_t sum = 0;
+    for (int part : {kKernelStack, kPagetables, kPercpu, kSock, kSlab}) sum += v[part].value_or(0);
+    stat.kernel = sum;
+  }
   return stat;
 }
 

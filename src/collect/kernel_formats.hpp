@@ -52,13 +52,22 @@ struct CpuStat {
 };
 std::optional<CpuStat> parse_cpu_stat(std::string_view text);
 
-// memory.stat, v1 or v2. v1 hierarchical totals (total_rss, total_shmem) are
-// preferred over the local ones (rss, shmem); v2 has anon and shmem.
-// Returns nullopt when no rss/total_rss/anon key is present; a missing shmem
-// key (older v1 kernels) leaves shmem at 0.
+// memory.stat, v1 or v2. v1 hierarchical totals (total_rss, total_shmem, ...)
+// are preferred over the local ones (rss, shmem, ...); v2 has anon, shmem,
+// file and kernel. Returns nullopt when no rss/total_rss/anon key is present;
+// a missing shmem key (older v1 kernels) leaves shmem at 0.
 struct MemoryStat {
   std::uint64_t anon = 0;   // bytes (v1 total_rss, v2 anon)
   std::uint64_t shmem = 0;  // bytes (v1 total_shmem, v2 shmem)
+  // Page cache, tmpfs and shared memory included (v1 total_cache, v2 file).
+  std::optional<std::uint64_t> cache;  // bytes
+  // Kernel memory charged to the cgroup (v2 kernel; on kernels without that
+  // key, the sum of kernel_stack, pagetables, percpu, sock and slab). v1's
+  // memory.stat has no such key: absent.
+  std::optional<std::uint64_t> kernel;  // bytes
+  // Swapped out (v1 total_swap, present with swap accounting). v2 keeps it
+  // in memory.swap.current instead: absent.
+  std::optional<std::uint64_t> swap;  // bytes
 };
 std::optional<MemoryStat> parse_memory_stat(std::string_view text);
 

@@ -125,8 +125,20 @@ Snapshot build_snapshot(const std::vector<JobSample>& jobs, const std::string& i
   });
   b.per_job("jobs_memory_limit_mb", "Memory limit of the job's cgroup in MiB", jobs,
             [](const JobSample& j) { return j.memory_limit_mib; });
-  b.per_job("jobs_memory_peak_mb", "Peak memory use of the job's cgroup in MiB", jobs,
+  b.per_job("jobs_memory_peak_mb", "Peak memory use of the job's cgroup in MiB, page cache included", jobs,
             [](const JobSample& j) { return j.memory_peak_mib; });
+  b.per_job("jobs_memory_anon_mb", "Anonymous memory of the job in MiB (heap, stacks)", jobs,
+            [](const JobSample& j) { return j.anon_mib; });
+  b.per_job("jobs_memory_shmem_mb", "Shared memory and tmpfs of the job in MiB", jobs,
+            [](const JobSample& j) { return j.shmem_mib; });
+  b.per_job("jobs_memory_file_mb", "Page cache of the job in MiB (reclaimable; shmem not included)", jobs,
+            [](const JobSample& j) { return j.file_mib; });
+  b.per_job("jobs_memory_kernel_mb", "Kernel memory charged to the job in MiB", jobs,
+            [](const JobSample& j) { return j.kernel_mib; });
+  b.per_job("jobs_memory_swap_mb", "Memory of the job swapped out, MiB", jobs,
+            [](const JobSample& j) { return j.swap_mib; });
+  b.per_job("jobs_memory_usage_mb", "Memory the job's limit counts, MiB (v1 memory.usage_in_bytes, v2 memory.current)",
+            jobs, [](const JobSample& j) { return j.usage_mib; });
 
   b.start("petricore_collect_duration_seconds", "Wall time of the last collection pass", MetricType::Gauge)
       .metric.push_back(b.instance_series(self.collect_duration_seconds));
@@ -135,8 +147,8 @@ Snapshot build_snapshot(const std::vector<JobSample>& jobs, const std::string& i
               "Errors met while collecting, by source; the collector skips and goes on", MetricType::Counter);
   for (const auto& [source, n] : self.errors_by_source)
     errors.metric.push_back(b.instance_series(static_cast<double>(n), {{"source", source}}));
-  b.start("petricore_jobs", "Jobs found on this node in the last pass", MetricType::Gauge)
-      .metric.push_back(b.instance_series(static_cast<double>(jobs.size())));
+  b.start("petricore_jobs", "Jobs running on this node (ended jobs still exported not counted)", MetricType::Gauge)
+      .metric.push_back(b.instance_series(static_cast<double>(self.running_jobs.value_or(jobs.size()))));
   // A family without series would only add HELP/TYPE noise to every scrape.
   Snapshot snapshot = b.take();
   snapshot.erase(

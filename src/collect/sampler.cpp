@@ -1,10 +1,12 @@
 #include "collect/sampler.hpp"
 
 #include "collect/cgroup_reader.hpp"
+#include "collect/cpu_after_end.hpp"
 #include "collect/error_counter.hpp"
 #include "collect/file_reader.hpp"
 #include "collect/kernel_formats.hpp"
 #include "collect/procfs_reader.hpp"
+#include "core/log.hpp"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
@@ -81,7 +84,22 @@ struct JobState {
   // cgroup v2 per-core accumulation.
   std::vector<double> core_seconds;  // aligned with *cpus
   std::optional<double> last_v2_usage_seconds;
+
+  // The job's CPU cgroup (for its parent's counters at its end).
+  std::string cpu_dir;
+  CgroupVersion version = CgroupVersion::V1;
+  // The job's latest full sample, its counters refreshed by every watch
+  // read: what is published when the job ends.
+  std::optional<JobSample> latest;
+  double latest_read_time = 0;  // when latest's counters were read
 };
+
+// Below this, the CPU time since the last full pass is too short a stretch
+// to give the final sample a rate of its own.
+constexpr double kMinFinalRateSeconds = 0.2;
+// Counters that go back by more than this are another job's (nanosecond
+// cgroup counters never go back; rounding to microseconds might, a little).
+constexpr double kBackwardsSeconds = 1e-3;
 
 void add(ProcIo& total, const ProcIo& io) {
   total.syscr += io.syscr;
@@ -131,7 +149,27 @@ struct Sampler::Impl {
         options(std::move(o)),
         errors(e) {}
 
+  // Jobs that ended, not yet handed out by take_ended().
+  std::vector<JobSample> ended;
+  // Job cgroups without a process (left behind by Slurm, or a job that just
+  // ended): the watch skips them; full passes look again.
+  std::unordered_set<std::string> leftovers;
+  // Once the watch runs, it alone ends jobs whose cgroups are gone, with its
+  // readings of their parents (cpu_after_end.hpp) from one watch to the next.
+  bool watching = false;
+  std::map<std::string, CpuReadings> last_readings;  // by parent directory
+
   std::vector<JobSample> sample(double now);
+  std::vector<JobSample> watch(double now);
+  void prepare(const JobCgroups& cg, JobState& state);
+  void end_gone_jobs(const std::vector<JobCgroups>& found, const std::map<std::string, CpuReadings>* readings,
+                     double now);
+  std::map<std::string, CpuReadings> read_cpu_by_parent(const std::vector<JobCgroups>& found);
+  void add_time_after_last_reading(JobState& state, const std::map<std::string, CpuReadings>& readings, double now);
+  bool went_backwards(const std::string& job_id, const JobState& state, const std::optional<double>& cpu_seconds);
+  void refresh(const JobCgroups& cg, const CgroupCpu& cpu, JobState& state, double now);
+  static void apply_cpu_reading(const CgroupCpu& cpu, JobSample& latest);
+  JobSample final_sample(const JobState& state) const;
   bool excluded(const JobState& state) const { return state.uid && options.excluded_uids.count(*state.uid) != 0; }
   std::optional<JobSample> sample_job(const JobCgroups& cg, JobState& state, double now, bool exclusive_cpuset,
                                       const std::vector<std::uint64_t>* cpu_busy_delta);
@@ -139,7 +177,8 @@ struct Sampler::Impl {
   bool under_scratch(std::string_view path) const;
   void sample_cpu(const JobCgroups& cg, JobState& state, JobSample& out, double now,
                   const std::vector<std::uint64_t>* cpu_busy_delta, bool exclusive_cpuset);
-  void sample_memory(const JobCgroups& cg, JobState& state, JobSample& out, std::optional<std::uint64_t> process_rss);
+  void apply_memory(const std::optional<CgroupMemory>& memory, JobState& state, JobSample& out,
+                    std::optional<std::uint64_t> process_rss);
 };
 
 Sampler::Sampler(const std::string& cgroup_root, const std::string& proc_root, std::unique_ptr<Layout> layout,
@@ -156,6 +195,16 @@ Sampler::~Sampler() = default;
 
 std::vector<JobSample> Sampler::sample(double now) {
   return impl_->sample(now);
+}
+
+std::vector<JobSample> Sampler::watch(double now) {
+  return impl_->watch(now);
+}
+
+std::vector<JobSample> Sampler::take_ended() {
+  std::vector<JobSample> out;
+  out.swap(impl_->ended);
+  return out;
 }
 
 std::size_t Sampler::tracked_jobs() const {
@@ -241,15 +290,25 @@ void Sampler::Impl::sample_cpu(const JobCgroups& cg, JobState& state, JobSample&
   for (std::size_t i = 0; i < cpus.size(); ++i) out.cpu_time_core.emplace_back(cpus[i], state.core_seconds[i]);
 }
 
-void Sampler::Impl::sample_memory(const JobCgroups& cg, JobState& state, JobSample& out,
-                                  std::optional<std::uint64_t> process_rss) {
-  std::optional<CgroupMemory> memory = cgroups.memory(cg);
+void Sampler::Impl::apply_memory(const std::optional<CgroupMemory>& memory, JobState& state, JobSample& out,
+                                 std::optional<std::uint64_t> process_rss) {
+  auto mib = [](const std::optional<std::uint64_t>& bytes, std::optional<double>& into) {
+    if (bytes) into = static_cast<double>(*bytes) / kMiB;
+  };
   std::optional<std::uint64_t> rss = memory ? memory->rss_bytes : process_rss;
   if (rss) {
     out.rss_mib = static_cast<double>(*rss) / kMiB;
     state.memory_high_water = std::max(state.memory_high_water, *rss);
   }
-  if (memory && memory->limit_bytes) out.memory_limit_mib = static_cast<double>(*memory->limit_bytes) / kMiB;
+  if (memory) {
+    mib(memory->anon_bytes, out.anon_mib);
+    mib(memory->shmem_bytes, out.shmem_mib);
+    mib(memory->file_bytes, out.file_mib);
+    mib(memory->kernel_bytes, out.kernel_mib);
+    mib(memory->swap_bytes, out.swap_mib);
+    mib(memory->usage_bytes, out.usage_mib);
+    mib(memory->limit_bytes, out.memory_limit_mib);
+  }
   if (memory && memory->peak_bytes)
     out.memory_peak_mib = static_cast<double>(*memory->peak_bytes) / kMiB;
   else if (state.memory_high_water > 0)
@@ -362,26 +421,251 @@ std::optional<JobSample> Sampler::Impl::sample_job(const JobCgroups& cg, JobStat
   out.gpus = state.gpus;
   if (state.cpus) out.cpus = *state.cpus;
   sample_cpu(cg, state, out, now, cpu_busy_delta, exclusive_cpuset);
-  sample_memory(cg, state, out, need_status ? std::optional<std::uint64_t>(process_rss_bytes) : std::nullopt);
+  apply_memory(cgroups.memory(cg), state, out,
+               need_status ? std::optional<std::uint64_t>(process_rss_bytes) : std::nullopt);
   return out;
+}
+
+// Facts that need no process: the uid from the path, the cpuset.
+void Sampler::Impl::prepare(const JobCgroups& cg, JobState& state) {
+  state.cpu_dir = cg.cpu_dir;
+  state.version = cg.version;
+  if (!state.uid) state.uid = cg.uid;
+  if (!state.cpus && !excluded(state)) state.cpus = cgroups.cpuset(cg);
+}
+
+// Jobs whose cgroups are gone have ended: their last readings are final,
+// completed by what their parent's counters show they used after the last
+// one when `readings` (this watch's) are given.
+void Sampler::Impl::end_gone_jobs(const std::vector<JobCgroups>& found,
+                                  const std::map<std::string, CpuReadings>* readings, double now) {
+  std::unordered_set<std::string> present;
+  for (const auto& cg : found) present.insert(cg.job_id);
+  for (auto it = jobs.begin(); it != jobs.end();) {
+    if (present.count(it->first)) {
+      ++it;
+      continue;
+    }
+    if (it->second.latest) {
+      if (readings) add_time_after_last_reading(it->second, *readings, now);
+      ended.push_back(final_sample(it->second));
+    }
+    it = jobs.erase(it);
+  }
+  for (auto it = leftovers.begin(); it != leftovers.end();)
+    it = present.count(*it) ? std::next(it) : leftovers.erase(it);
+}
+
+namespace {
+
+std::string parent_of(const std::string& dir) {
+  auto slash = dir.rfind('/');
+  return slash == std::string::npos ? std::string() : dir.substr(0, slash);
+}
+
+// The reading of the cgroup `dir` among its parent's, if it was read.
+const CgroupCpu* reading_of(const std::map<std::string, CpuReadings>& readings, const std::string& dir) {
+  std::string parent = parent_of(dir);
+  auto of_parent = readings.find(parent);
+  if (parent.empty() || of_parent == readings.end()) return nullptr;
+  auto child = of_parent->second.children.find(dir.substr(parent.size() + 1));
+  return child == of_parent->second.children.end() ? nullptr : &child->second;
+}
+
+}  // namespace
+
+// CPU counters of every parent of a job's CPU cgroup (jobs found now, and
+// jobs known before, which may be gone), each read right before all of its
+// children.
+std::map<std::string, CpuReadings> Sampler::Impl::read_cpu_by_parent(const std::vector<JobCgroups>& found) {
+  std::map<std::string, const JobCgroups*> job_at;  // cpu_dir -> job
+  std::map<std::string, CgroupVersion> parents;
+  auto add_parents = [&](const std::string& cpu_dir, CgroupVersion version) {
+    // The grandparent too: Slurm removes v1 uid_U with the user's last job.
+    std::string parent = parent_of(cpu_dir);
+    parents.emplace(parent, version);
+    parents.emplace(parent_of(parent), version);
+  };
+  for (const JobCgroups& cg : found) {
+    if (cg.cpu_dir.empty()) continue;
+    job_at[cg.cpu_dir] = &cg;
+    add_parents(cg.cpu_dir, cg.version);
+  }
+  for (const auto& [id, state] : jobs)
+    if (!state.cpu_dir.empty()) add_parents(state.cpu_dir, state.version);
+  std::map<std::string, CpuReadings> readings;
+  for (const auto& [parent, version] : parents) {
+    if (parent.empty()) continue;
+    CpuReadings& r = readings[parent];
+    r.parent = cgroups.cpu_at(parent, version);
+    for (const std::string& child : cgroups.child_directories(parent)) {
+      std::string dir = parent + "/" + child;
+      auto job = job_at.find(dir);
+      // A job's own files are required (a missing one is an error); any
+      // other child (v2's slurmstepd area `system`) is read if it can be.
+      r.children[child] = job != job_at.end() ? cgroups.cpu(*job->second) : cgroups.cpu_at(dir, version);
+    }
+  }
+  return readings;
+}
+
+void Sampler::Impl::add_time_after_last_reading(JobState& state, const std::map<std::string, CpuReadings>& readings,
+                                                double now) {
+  std::string parent = parent_of(state.cpu_dir);
+  auto before = last_readings.find(parent);
+  auto after = readings.find(parent);
+  if (parent.empty() || before == last_readings.end() || after == readings.end()) return;
+  std::string name = state.cpu_dir.substr(parent.size() + 1);
+  std::optional<CgroupCpu> spent;
+  if (after->second.parent.total_seconds) {
+    spent = cpu_after_last_reading(before->second, after->second, name);
+  } else if (before->second.children.size() == 1) {
+    // The parent went with the job, its only child: what the parent used
+    // after the last reading, as its own parent's counters show, is the job's.
+    std::string grandparent = parent_of(parent);
+    auto before_up = last_readings.find(grandparent);
+    auto after_up = readings.find(grandparent);
+    if (!grandparent.empty() && before_up != last_readings.end() && after_up != readings.end())
+      spent = cpu_after_last_reading(before_up->second, after_up->second, parent.substr(grandparent.size() + 1));
+  }
+  if (!spent || !before->second.children.count(name)) return;
+  const CgroupCpu& last = before->second.children.at(name);
+  auto plus = [](const std::optional<double>& a, const std::optional<double>& b) -> std::optional<double> {
+    if (!a || !b) return std::nullopt;
+    return *a + *b;
+  };
+  CgroupCpu final_cpu;
+  final_cpu.total_seconds = plus(last.total_seconds, spent->total_seconds);
+  final_cpu.user_seconds = plus(last.user_seconds, spent->user_seconds);
+  final_cpu.system_seconds = plus(last.system_seconds, spent->system_seconds);
+  if (last.per_cpu_seconds && spent->per_cpu_seconds &&
+      last.per_cpu_seconds->size() == spent->per_cpu_seconds->size()) {
+    std::vector<double> per_cpu = *last.per_cpu_seconds;
+    for (std::size_t c = 0; c < per_cpu.size(); ++c) per_cpu[c] += (*spent->per_cpu_seconds)[c];
+    final_cpu.per_cpu_seconds = std::move(per_cpu);
+  }
+  // Never below what was read already (a full pass may have read later).
+  if (!final_cpu.total_seconds ||
+      (state.latest->cpu_time_total && *final_cpu.total_seconds < *state.latest->cpu_time_total))
+    return;
+  apply_cpu_reading(final_cpu, *state.latest);
+  state.latest_read_time = now;
+}
+
+// A job cgroup whose CPU time went down holds another job now (a requeued
+// job's, whose id stays): what was kept of the old one must not leak into it.
+bool Sampler::Impl::went_backwards(const std::string& job_id, const JobState& state,
+                                   const std::optional<double>& cpu_seconds) {
+  if (!cpu_seconds || !state.latest || !state.latest->cpu_time_total) return false;
+  if (*cpu_seconds + kBackwardsSeconds >= *state.latest->cpu_time_total) return false;
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "job %s: cgroup CPU time went down from %.3f s to %.3f s: a new job in a reused "
+                "cgroup, sampled afresh",
+                job_id.c_str(), *state.latest->cpu_time_total, *cpu_seconds);
+  log::info(line);
+  return true;
+}
+
+// The watch's reading of one job: CPU time and memory from its cgroup, into
+// the latest sample. Values that could not be read keep their last reading.
+void Sampler::Impl::apply_cpu_reading(const CgroupCpu& cpu, JobSample& latest) {
+  if (cpu.total_seconds) {
+    if (cpu.per_cpu_seconds) {
+      for (auto& [c, seconds] : latest.cpu_time_core)
+        if (c >= 0 && static_cast<std::size_t>(c) < cpu.per_cpu_seconds->size())
+          seconds = (*cpu.per_cpu_seconds)[static_cast<std::size_t>(c)];
+    } else if (latest.cpu_time_total && *latest.cpu_time_total > 0) {
+      // v2 attributes time to cores only in full passes: the watch's share
+      // follows the job's split so far, so the cores still sum to the total.
+      double scale = *cpu.total_seconds / *latest.cpu_time_total;
+      for (auto& core : latest.cpu_time_core) core.second *= scale;
+    }
+    latest.cpu_time_total = cpu.total_seconds;
+  }
+  if (cpu.user_seconds) latest.user_time = cpu.user_seconds;
+  if (cpu.system_seconds) latest.system_time = cpu.system_seconds;
+}
+
+// The watch's reading of one job: CPU time and memory from its cgroup, into
+// the latest sample. Values that could not be read keep their last reading.
+void Sampler::Impl::refresh(const JobCgroups& cg, const CgroupCpu& cpu, JobState& state, double now) {
+  apply_cpu_reading(cpu, *state.latest);
+  if (auto memory = cgroups.memory(cg)) apply_memory(memory, state, *state.latest, std::nullopt);
+  state.latest_read_time = now;
+}
+
+JobSample Sampler::Impl::final_sample(const JobState& state) const {
+  JobSample out = *state.latest;
+  double span = state.latest_read_time - state.last_time;
+  if (state.last_cpu_seconds && out.cpu_time_total && span >= kMinFinalRateSeconds) {
+    double delta = *out.cpu_time_total - *state.last_cpu_seconds;
+    out.cpu_percent = delta < 0 ? 0.0 : 100.0 * delta / span;
+  }
+  return out;
+}
+
+std::vector<JobSample> Sampler::Impl::watch(double now) {
+  watching = true;
+  std::vector<JobCgroups> found = layout->discover(cgroups.root_fd(), errors);
+  // Which known jobs still hold a process, before any counter is read: the
+  // counters of one that holds none are final.
+  std::unordered_set<std::string> empty;
+  for (const JobCgroups& cg : found) {
+    auto known = jobs.find(cg.job_id);
+    if (known != jobs.end() && known->second.latest && !leftovers.count(cg.job_id) && !cgroups.has_processes(cg))
+      empty.insert(cg.job_id);
+  }
+  std::map<std::string, CpuReadings> readings = read_cpu_by_parent(found);
+  end_gone_jobs(found, &readings, now);
+
+  std::vector<JobSample> started;
+  for (const JobCgroups& cg : found) {
+    if (leftovers.count(cg.job_id)) continue;
+    auto known = jobs.find(cg.job_id);
+    if (known != jobs.end() && known->second.latest) {
+      JobState& state = known->second;
+      const CgroupCpu* read = reading_of(readings, cg.cpu_dir);
+      CgroupCpu cpu = read ? *read : cgroups.cpu(cg);
+      if (went_backwards(cg.job_id, state, cpu.total_seconds)) {
+        jobs.erase(known);  // and sampled as a new job below
+      } else {
+        refresh(cg, cpu, state, now);
+        if (empty.count(cg.job_id)) {
+          ended.push_back(final_sample(state));
+          jobs.erase(known);
+          leftovers.insert(cg.job_id);
+        }
+        continue;
+      }
+    }
+    JobState& state = jobs[cg.job_id];
+    prepare(cg, state);
+    if (excluded(state)) continue;
+    std::optional<JobSample> sample = sample_job(cg, state, now, false, nullptr);
+    if (!sample) continue;
+    if (sample->processes == 0) {
+      jobs.erase(cg.job_id);
+      leftovers.insert(cg.job_id);
+      continue;
+    }
+    state.latest = *sample;
+    state.latest_read_time = now;
+    started.push_back(std::move(*sample));
+  }
+  last_readings = std::move(readings);
+  return started;
 }
 
 std::vector<JobSample> Sampler::Impl::sample(double now) {
   std::vector<JobCgroups> found = layout->discover(cgroups.root_fd(), errors);
+  // With the watch running, a job whose cgroups are gone is ended by the
+  // next watch, which can tell what it used after its last reading.
+  if (!watching) end_gone_jobs(found, nullptr, now);
 
-  // Forget jobs that ended, so their series vanish and their state is freed.
-  std::unordered_set<std::string> present;
-  for (const auto& cg : found) present.insert(cg.job_id);
-  for (auto it = jobs.begin(); it != jobs.end();) it = present.count(it->first) ? std::next(it) : jobs.erase(it);
-
-  // Facts that need no process: known uids (from the path) and cpusets, for
-  // every job before any is sampled, since v2 per-core attribution must know
-  // which cpusets are shared.
-  for (const JobCgroups& cg : found) {
-    JobState& state = jobs[cg.job_id];
-    if (!state.uid) state.uid = cg.uid;
-    if (!state.cpus && !excluded(state)) state.cpus = cgroups.cpuset(cg);
-  }
+  // Facts that need no process, for every job before any is sampled, since
+  // v2 per-core attribution must know which cpusets are shared.
+  for (const JobCgroups& cg : found) prepare(cg, jobs[cg.job_id]);
 
   bool any_v2 =
       std::any_of(found.begin(), found.end(), [](const JobCgroups& cg) { return cg.version == CgroupVersion::V2; });
@@ -411,15 +695,25 @@ std::vector<JobSample> Sampler::Impl::sample(double now) {
     if (cg.version == CgroupVersion::V2 && state.cpus && !state.cpus->empty()) {
       exclusive = std::all_of(state.cpus->begin(), state.cpus->end(), [&](int c) { return jobs_per_cpu[c] == 1; });
     }
-    std::optional<JobSample> sample =
-        sample_job(cg, state, now, exclusive, cpu_busy_delta.empty() ? nullptr : &cpu_busy_delta);
+    const std::vector<std::uint64_t>* busy = cpu_busy_delta.empty() ? nullptr : &cpu_busy_delta;
+    std::optional<JobSample> sample = sample_job(cg, state, now, exclusive, busy);
+    if (sample && went_backwards(cg.job_id, state, sample->cpu_time_total)) {
+      state = JobState{};
+      prepare(cg, state);
+      sample = sample_job(cg, state, now, exclusive, busy);
+    }
     if (!sample) continue;
-    // A leftover cgroup of a job that ended (Slurm does not always clean up)
-    // has no processes; it is not a running job.
+    // A cgroup without processes is not a running job: one that just ended
+    // (its last readings are these), or one Slurm left behind.
     if (sample->processes == 0) {
+      if (state.latest) ended.push_back(std::move(*sample));
       jobs.erase(cg.job_id);
+      leftovers.insert(cg.job_id);
       continue;
     }
+    leftovers.erase(cg.job_id);
+    state.latest = *sample;
+    state.latest_read_time = now;
     samples.push_back(std::move(*sample));
   }
   return samples;

@@ -2,7 +2,9 @@
 // the layout, reads their cgroup files and their processes' /proc files, and
 // returns one JobSample per job. Keeps per-job state between passes (CPU time
 // for rates, I/O of exited processes, the scratch flag, the memory high-water
-// mark, cached static facts) and forgets a job when it disappears.
+// mark, cached static facts) and forgets a job when it ends, handing its final
+// sample out once. A job whose CPU time goes down (its cgroup name reused by
+// a new job, e.g. a requeue) is sampled as a new job, which is logged.
 //
 // Everything is read relative to two held directory fds, so tests point the
 // sampler at fixture trees and production at /sys/fs/cgroup and /proc.
@@ -36,9 +38,26 @@ class Sampler {
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
 
-  // One pass. `now` is a monotonic time in seconds (steady clock in the daemon,
-  // chosen freely by tests); CPU percent is the CPU time delta over its delta.
+  // One full pass: every running job. `now` is a monotonic time in seconds
+  // (steady clock in the daemon, chosen freely by tests); CPU percent is the
+  // CPU time delta over its delta since the job's previous full pass.
   std::vector<JobSample> sample(double now);
+
+  // The light pass between full passes: lists the jobs and reads each job
+  // cgroup's own files only — CPU time, memory, and whether it still holds a
+  // process — no /proc walk. Returns the jobs it saw for the first time, each
+  // with a full sample taken at once. A job whose cgroup is gone or holds no
+  // process any more has ended: see take_ended(). The readings refresh each
+  // job's latest values, so a job's last CPU reading is at most one watch
+  // interval old when it ends; they do not move the full passes' rate base.
+  std::vector<JobSample> watch(double now);
+
+  // The jobs that ended since the last call (found by either pass), each as
+  // its last sample with the latest readings taken before the end — nothing
+  // invented: a cgroup removed before a final read leaves the previous
+  // readings. CPU percent is the rate since the job's last full pass, when
+  // that lies long enough back to measure one.
+  std::vector<JobSample> take_ended();
 
   // Jobs with state kept between passes (for leak checks).
   std::size_t tracked_jobs() const;

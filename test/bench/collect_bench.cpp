@@ -5,7 +5,8 @@
 //                         [--cgroup-root DIR] [--proc-root DIR]
 //       Alternates the real pass (Sampler::sample + build_snapshot +
 //       serialize_text) with a raw-read baseline making only the system calls
-//       the metric set needs, and prints CPU and wall time per pass and RSS.
+//       the metric set needs, and prints CPU and wall time per pass and RSS;
+//       then times as many watch passes (Sampler::watch) on the same node.
 //   collect_bench churn --worker PATH --root NAME --files DIR [--cycles N]
 //                       [--cgroup-root DIR] [--proc-root DIR]
 //       Creates and removes one job per cycle (bench_worker with 1 process),
@@ -125,6 +126,9 @@ __attribute__((noinline)) PassResult real_pass(pc::Sampler& sampler, pc::ErrorCo
   Cpu t0 = now_cpu();
   double start = pc::monotonic_seconds();
   std::vector<pc::JobSample> jobs = sampler.sample(start);
+  // As the daemon does: the final samples of jobs that ended are taken and
+  // exported with the running ones.
+  for (pc::JobSample& final_sample : sampler.take_ended()) jobs.push_back(std::move(final_sample));
   Cpu t1 = now_cpu();
   pc::SelfMetrics self;
   self.collect_duration_seconds = pc::monotonic_seconds() - start;
@@ -455,6 +459,25 @@ int measure(const Options& o) {
       std::printf("  per process: petricore %.1f us CPU, baseline %.1f us CPU\n",
                   s * 1e3 / n / static_cast<double>(last.processes),
                   b * 1e3 / n / static_cast<double>(std::max<std::size_t>(baseline_processes, 1)));
+  }
+  if (run_sampler) {
+    // The watch between full passes (Sampler::watch): cgroup files only.
+    // Its first call after the full passes finds every job known.
+    Cpu w_total;
+    std::size_t started = 0;
+    for (int i = 0; i < o.passes; ++i) {
+      Cpu t0 = now_cpu();
+      started += sampler->watch(pc::monotonic_seconds()).size();
+      w_total += now_cpu() - t0;
+    }
+    std::size_t ended = sampler->take_ended().size();
+    double w = w_total.user_ms + w_total.sys_ms;
+    row("watch (light pass, every 1 s)", w_total);
+    std::printf(
+        "  watch: %.2f %% of one core at a 1 s watch interval (target <= 2 %%); %.1f %% of a full pass's CPU; "
+        "%zu jobs started, %zu ended during the watches\n",
+        w / n / 10.0, s_total.user_ms + s_total.sys_ms > 0 ? 100 * w / (s_total.user_ms + s_total.sys_ms) : 0.0,
+        started, ended);
   }
   std::printf("collect_bench process: VmRSS %.1f MiB after the passes (%.1f MiB before the first), VmHWM %.1f MiB\n",
               static_cast<double>(rss) / 1024.0, static_cast<double>(rss_start) / 1024.0,

@@ -518,6 +518,38 @@ TEST_CASE("v2 memory.stat in the kernel 6.x layout reports anon and shmem") {
   CHECK(stat->shmem == 4096);
 }
 
+TEST_CASE("real v1 memory.stat gives the page cache and swap from the hierarchical totals, no kernel") {
+  auto stat = parse_memory_stat(kRealMemoryStatV1);
+  REQUIRE(stat);
+  CHECK(stat->cache == 660529152);  // total_cache, shmem included
+  CHECK(stat->swap == 0);           // total_swap
+  CHECK_FALSE(stat->kernel);        // v1 has no such key
+}
+
+TEST_CASE("v2 memory.stat gives file as the page cache and the kernel key") {
+  auto stat = parse_memory_stat(kMemoryStatV2);
+  REQUIRE(stat);
+  CHECK(stat->cache == 52293632);  // file
+  CHECK(stat->kernel == 2670592);
+  CHECK_FALSE(stat->swap);  // memory.swap.current holds it on v2
+}
+
+TEST_CASE("v2 memory.stat without the kernel key sums its parts") {
+  auto stat = parse_memory_stat("anon 10\nfile 20\nkernel_stack 1\npagetables 2\npercpu 4\nsock 8\nslab 16\nshmem 3\n");
+  REQUIRE(stat);
+  CHECK(stat->kernel == 31);
+  CHECK(stat->cache == 20);
+  // Older v2 kernels without any of them: unknown, not zero.
+  auto bare = parse_memory_stat("anon 10\nfile 20\n");
+  REQUIRE(bare);
+  CHECK_FALSE(bare->kernel);
+}
+
+TEST_CASE("memory.stat with a non-number in a breakdown key is malformed") {
+  CHECK_FALSE(parse_memory_stat("total_rss 1\ntotal_cache x\n"));
+  CHECK_FALSE(parse_memory_stat("anon 1\nkernel -5\n"));
+}
+
 TEST_CASE("memory.stat without shmem has zero shmem") {
   auto stat = parse_memory_stat("cache 1\nrss 100\n");
   REQUIRE(stat);

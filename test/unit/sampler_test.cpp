@@ -549,3 +549,320 @@ TEST_CASE("a cpuset that could not be read is read again in a later pass", "[sam
   const JobSample s = job(h.sampler.sample(2.0), "101");
   CHECK(s.cpus == std::vector<int>{0, 1});
 }
+
+// ---------------------------------------------------------------- the watch
+
+namespace {
+
+// Empties every cgroup.procs of job 101 in the hierarchies that list its
+// processes: the job's last process has exited, the cgroups are still there.
+void empty_job_101(const FixtureCopy& copy) {
+  for (const char* hierarchy : {kJob101Cpuacct, kJob101Freezer})
+    for (const auto& entry : fs::recursive_directory_iterator(copy.cgroup(hierarchy)))
+      if (entry.path().filename() == "cgroup.procs") copy.write(entry.path(), "");
+}
+
+void remove_job(const FixtureCopy& copy, const std::string& job_dir) {
+  for (const char* ctrl : {"cpuacct", "memory", "cpuset", "freezer"}) fs::remove_all(copy.cgroup(ctrl) / job_dir);
+}
+
+}  // namespace
+
+TEST_CASE("the watch takes a full sample of a job it sees for the first time", "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  auto started = h.sampler.watch(1.0);
+  REQUIRE(started.size() == 2);
+  const JobSample& s = job(started, "101");
+  CHECK(s.processes == 5);  // from /proc, as in a full pass
+  CHECK(s.user == "root");
+  CHECK(s.account == "physics");
+  CHECK(s.cpus.size() == 2);
+  // Known from then on: the next watch starts nothing and ends nothing.
+  CHECK(h.sampler.watch(2.0).empty());
+  CHECK(h.sampler.take_ended().empty());
+  CHECK(h.sampler.tracked_jobs() == 2);
+}
+
+TEST_CASE("the watch reads the job cgroups only, no /proc", "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  h.sampler.sample(1.0);
+  fs::remove_all(copy.proc());  // every /proc read would now fail or miss
+  fs::create_directories(copy.proc());
+  CHECK(h.sampler.watch(2.0).empty());
+  CHECK(h.sampler.take_ended().empty());
+  CHECK(total_errors(h.errors) == 0);
+}
+
+TEST_CASE("a job whose cgroups are removed ends with the last readings the watch took", "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  h.sampler.sample(100.0);
+  // 3 s of CPU in the second after the full pass, then the cgroups vanish.
+  copy.write(copy.cgroup(kJob101Cpuacct) / "cpuacct.usage", std::to_string(kJob101UsageNs + 3'000'000'000) + "\n");
+  copy.write(copy.cgroup("memory/slurm/uid_0/job_101/memory.usage_in_bytes"), "1073741824\n");
+  h.sampler.watch(101.0);
+  CHECK(h.sampler.take_ended().empty());
+  remove_job(copy, "slurm/uid_0/job_101");
+  h.sampler.watch(102.0);
+  auto ended = h.sampler.take_ended();
+  REQUIRE(ended.size() == 1);
+  const JobSample& last = ended[0];
+  CHECK(last.job_id == "101");
+  CHECK(last.cpu_time_total == Approx(273.005));  // the watch's reading at 101 s, not the full pass's 270.005
+  REQUIRE(last.cpu_percent);
+  CHECK(*last.cpu_percent == Approx(300.0));  // 3 s over the 1 s since the full pass
+  CHECK(last.usage_mib == Approx(1024.0));
+  CHECK(last.processes == 5);  // as the last full pass counted them
+  CHECK(last.user == "root");
+  CHECK(h.sampler.tracked_jobs() == 1);
+  CHECK(h.sampler.take_ended().empty());  // handed out once
+  CHECK(total_errors(h.errors) == 0);
+}
+
+TEST_CASE("a job whose cgroups hold no process ends at once, with counters read after its last process left",
+          "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  h.sampler.sample(100.0);
+  empty_job_101(copy);
+  copy.write(copy.cgroup(kJob101Cpuacct) / "cpuacct.usage", std::to_string(kJob101UsageNs + 1'000'000'000) + "\n");
+  h.sampler.watch(101.0);
+  auto ended = h.sampler.take_ended();
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0].job_id == "101");
+  CHECK(ended[0].cpu_time_total == Approx(271.005));
+  // The empty cgroup is not a job: neither the watch nor a full pass takes it
+  // for a new one, and it ends only once.
+  CHECK(h.sampler.watch(102.0).empty());
+  auto running = h.sampler.sample(103.0);
+  CHECK_FALSE(has_job(running, "101"));
+  CHECK(h.sampler.take_ended().empty());
+  CHECK(h.sampler.tracked_jobs() == 1);
+}
+
+TEST_CASE("a job whose cgroups vanish one by one ends with the readings taken before, none made up",
+          "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  h.sampler.sample(100.0);
+  copy.write(copy.cgroup(kJob101Cpuacct) / "cpuacct.usage", std::to_string(kJob101UsageNs + 2'000'000'000) + "\n");
+  h.sampler.watch(101.0);
+  // Slurm removes one hierarchy after the other: cpuacct is gone, the
+  // freezer still lists the job's processes, then all are gone.
+  fs::remove_all(copy.cgroup(kJob101Cpuacct));
+  h.sampler.watch(102.0);
+  CHECK(h.sampler.take_ended().empty());
+  remove_job(copy, "slurm/uid_0/job_101");
+  h.sampler.watch(103.0);
+  auto ended = h.sampler.take_ended();
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0].cpu_time_total == Approx(272.005));  // the 101 s reading; cpuacct was gone at 102 s
+  CHECK(total_errors(h.errors) == 0);
+}
+
+TEST_CASE("without the watch a full pass ends a job whose cgroups are gone", "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  h.sampler.sample(100.0);
+  copy.write(copy.cgroup(kJob101Cpuacct) / "cpuacct.usage", std::to_string(kJob101UsageNs + 5'000'000'000) + "\n");
+  h.sampler.sample(110.0);
+  remove_job(copy, "slurm/uid_0/job_101");
+  auto running = h.sampler.sample(125.0);
+  CHECK_FALSE(has_job(running, "101"));
+  auto ended = h.sampler.take_ended();
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0].cpu_time_total == Approx(275.005));
+}
+
+TEST_CASE("with the watch running, a job gone at a full pass is ended by the next watch", "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  h.sampler.sample(100.0);
+  copy.write(copy.cgroup(kJob101Cpuacct) / "cpuacct.usage", std::to_string(kJob101UsageNs + 5'000'000'000) + "\n");
+  h.sampler.watch(101.0);
+  remove_job(copy, "slurm/uid_0/job_101");
+  CHECK_FALSE(has_job(h.sampler.sample(115.0), "101"));
+  CHECK(h.sampler.take_ended().empty());
+  h.sampler.watch(116.0);
+  auto ended = h.sampler.take_ended();
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0].cpu_time_total == Approx(275.005));
+}
+
+namespace {
+
+// The v1 cpuacct files of one cgroup directory: total and per-CPU in ns,
+// user and system in USER_HZ ticks.
+void write_cpuacct(const FixtureCopy& copy, const fs::path& dir, std::uint64_t total_ns,
+                   const std::vector<std::uint64_t>& per_cpu_ns, std::uint64_t user_ticks, std::uint64_t system_ticks) {
+  copy.write(dir / "cpuacct.usage", std::to_string(total_ns) + "\n");
+  std::string per_cpu;
+  for (auto ns : per_cpu_ns) per_cpu += std::to_string(ns) + " ";
+  copy.write(dir / "cpuacct.usage_percpu", per_cpu + "\n");
+  copy.write(dir / "cpuacct.stat",
+             "user " + std::to_string(user_ticks) + "\nsystem " + std::to_string(system_ticks) + "\n");
+}
+
+}  // namespace
+
+TEST_CASE("a job whose cgroups vanish between two watches gets the CPU its parent shows it used after the last read",
+          "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  const fs::path parent = copy.cgroup("cpuacct/slurm/uid_0");
+  const fs::path job = copy.cgroup(kJob101Cpuacct);
+  // A second job of the same user beside job 101 (same processes' files).
+  fs::copy(job, parent / "job_103", fs::copy_options::recursive);
+  for (const auto& entry : fs::recursive_directory_iterator(parent / "job_103"))
+    if (entry.path().filename() == "cgroup.procs") copy.write(entry.path(), "");
+  copy.write(parent / "job_103/step_batch/task_0/cgroup.procs", "1011\n");
+  write_cpuacct(copy, job, 270'000'000'000, {150'000'000'000, 120'000'000'000}, 26500, 450);
+  write_cpuacct(copy, parent / "job_103", 10'000'000'000, {5'000'000'000, 5'000'000'000}, 900, 100);
+  write_cpuacct(copy, parent, 280'000'000'000, {155'000'000'000, 125'000'000'000}, 27400, 550);
+  Harness h(copy);
+  h.sampler.sample(100.0);
+  h.sampler.watch(101.0);
+
+  // Job 101 runs 0.7 s more (0.5 s on CPU 0, 0.2 s on CPU 1) and is gone
+  // before the next watch; job 103 runs 0.5 s on CPU 1 meanwhile.
+  remove_job(copy, "slurm/uid_0/job_101");
+  write_cpuacct(copy, parent / "job_103", 10'500'000'000, {5'000'000'000, 5'500'000'000}, 945, 105);
+  write_cpuacct(copy, parent, 281'200'000'000, {155'500'000'000, 125'700'000'000}, 27510, 562);
+  h.sampler.watch(102.0);
+  auto ended = h.sampler.take_ended();
+  REQUIRE(ended.size() == 1);
+  const JobSample& last = ended[0];
+  CHECK(last.job_id == "101");
+  CHECK(last.cpu_time_total == Approx(270.7));
+  CHECK(last.user_time == Approx(265.65));  // (26500 + 110 - 45) ticks
+  CHECK(last.system_time == Approx(4.57));  // (450 + 12 - 5) ticks
+  CHECK(core_seconds(last, 0) == Approx(150.5));
+  CHECK(core_seconds(last, 1) == Approx(120.2));
+  CHECK(total_errors(h.errors) == 0);
+}
+
+TEST_CASE("two jobs of one parent gone at once keep their last readings: their time cannot be split",
+          "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  const fs::path parent = copy.cgroup("cpuacct/slurm/uid_0");
+  fs::copy(copy.cgroup(kJob101Cpuacct), parent / "job_103", fs::copy_options::recursive);
+  write_cpuacct(copy, copy.cgroup(kJob101Cpuacct), 270'000'000'000, {150'000'000'000, 120'000'000'000}, 26500, 450);
+  write_cpuacct(copy, parent, 540'000'000'000, {300'000'000'000, 240'000'000'000}, 53000, 900);
+  Harness h(copy);
+  h.sampler.watch(101.0);
+  remove_job(copy, "slurm/uid_0/job_101");
+  fs::remove_all(parent / "job_103");
+  write_cpuacct(copy, parent, 542'000'000'000, {301'000'000'000, 241'000'000'000}, 53200, 900);
+  h.sampler.watch(102.0);
+  auto ended = h.sampler.take_ended();
+  REQUIRE(has_job(ended, "101"));
+  CHECK(job(ended, "101").cpu_time_total == Approx(270.0));
+}
+
+TEST_CASE("a job whose cgroup CPU time goes down is sampled as a new job", "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  Harness h(copy);
+  h.sampler.sample(100.0);
+  copy.write(copy.cgroup(kJob101Cpuacct) / "cpuacct.usage", std::to_string(kJob101UsageNs + 10'000'000'000) + "\n");
+  REQUIRE(job(h.sampler.sample(110.0), "101").cpu_percent);
+
+  SECTION("seen by the watch: a new start, no end") {
+    copy.write(copy.cgroup(kJob101Cpuacct) / "cpuacct.usage", "1000000000\n");
+    auto started = h.sampler.watch(111.0);
+    REQUIRE(has_job(started, "101"));
+    CHECK(job(started, "101").cpu_time_total == Approx(1.0));
+    CHECK_FALSE(job(started, "101").cpu_percent);  // a first sample has no rate
+    CHECK(h.sampler.take_ended().empty());
+  }
+  SECTION("seen by a full pass: no rate against the old job's counter") {
+    copy.write(copy.cgroup(kJob101Cpuacct) / "cpuacct.usage", "1000000000\n");
+    const JobSample again = job(h.sampler.sample(120.0), "101");
+    CHECK(again.cpu_time_total == Approx(1.0));
+    CHECK_FALSE(again.cpu_percent);
+    CHECK(h.sampler.take_ended().empty());
+  }
+}
+
+TEST_CASE("a v2 job's cgroup with only slurmstepd left in its slurm/ leaves has ended", "[sampler][watch]") {
+  FixtureCopy copy("slurm-v2");
+  Harness h(copy);
+  h.sampler.sample(100.0);
+  const fs::path job = copy.cgroup("system.slice/slurmstepd.scope/job_301");
+  for (const auto& entry : fs::recursive_directory_iterator(job)) {
+    if (entry.path().filename() != "cgroup.procs") continue;
+    bool slurmstepd_leaf = entry.path().parent_path().filename() == "slurm";
+    if (!slurmstepd_leaf) copy.write(entry.path(), "");
+  }
+  h.sampler.watch(101.0);
+  auto ended = h.sampler.take_ended();
+  REQUIRE(has_job(ended, "301"));
+  CHECK(ended.size() == 1);
+}
+
+TEST_CASE("v1 memory breakdown: page cache without shmem, kernel memory as usage beyond cache + rss",
+          "[sampler][memory]") {
+  FixtureCopy copy("slurm-v1");
+  // 512 MiB anon, 64 MiB shmem, 214 MiB cache (shmem included), usage 800 MiB.
+  copy.write(copy.cgroup("memory/slurm/uid_0/job_101/memory.usage_in_bytes"), "838860800\n");
+  Harness h(copy);
+  const JobSample s = job(h.sampler.sample(1.0), "101");
+  CHECK(s.rss_mib == Approx(576));
+  CHECK(s.anon_mib == Approx(512));
+  CHECK(s.shmem_mib == Approx(64));
+  CHECK(s.file_mib == Approx(150));   // 214 - 64
+  CHECK(s.kernel_mib == Approx(74));  // 800 - 214 - 512
+  CHECK(s.usage_mib == Approx(800));
+  CHECK(s.swap_mib == Approx(0));  // total_swap 0
+  CHECK(s.memory_peak_mib == Approx(700));
+}
+
+TEST_CASE("v2 memory breakdown from memory.stat, memory.current and memory.swap.current", "[sampler][memory]") {
+  FixtureCopy copy("slurm-v2");
+  const fs::path job_dir = copy.cgroup("system.slice/slurmstepd.scope/job_301");
+  Harness h(copy);
+  const JobSample s = job(h.sampler.sample(1.0), "301");
+  CHECK(s.anon_mib == Approx(1024));
+  CHECK(s.shmem_mib == Approx(32));
+  CHECK(s.file_mib == Approx(545 - 32));  // file 545 MiB holds the 32 MiB of shmem
+  CHECK(s.kernel_mib == Approx(9));       // the kernel key, not its parts
+  CHECK(s.usage_mib == Approx(1578));     // memory.current: anon + file + kernel
+  CHECK_FALSE(s.swap_mib);                // no memory.swap.current: no swap controller
+  copy.write(job_dir / "memory.swap.current", "1048576\n");
+  CHECK(job(h.sampler.sample(2.0), "301").swap_mib == Approx(1));
+  CHECK(total_errors(h.errors) == 0);
+}
+
+TEST_CASE("a user's last job, whose uid_U cgroup goes with it, gets its time after the last read from the root",
+          "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  const fs::path root = copy.cgroup("cpuacct/slurm");
+  write_cpuacct(copy, copy.cgroup(kJob101Cpuacct), 270'000'000'000, {150'000'000'000, 120'000'000'000, 0, 0}, 26500,
+                450);
+  write_cpuacct(copy, root / "uid_0", 270'000'000'000, {150'000'000'000, 120'000'000'000, 0, 0}, 26500, 450);
+  write_cpuacct(copy, root / "uid_65534/job_102", 380'000'000'000, {0, 0, 190'000'000'000, 190'000'000'000}, 37000,
+                1000);
+  write_cpuacct(copy, root / "uid_65534", 380'000'000'000, {0, 0, 190'000'000'000, 190'000'000'000}, 37000, 1000);
+  write_cpuacct(copy, root, 650'000'000'000, {150'000'000'000, 120'000'000'000, 190'000'000'000, 190'000'000'000},
+                63500, 1450);
+  Harness h(copy);
+  h.sampler.watch(101.0);
+
+  // Job 102 runs 0.4 s more on CPU 3, then its cgroups and uid_65534 are
+  // removed; job 101 runs 1 s on CPU 0 meanwhile.
+  remove_job(copy, "slurm/uid_65534/job_102");
+  for (const char* ctrl : {"cpuacct", "memory", "cpuset", "freezer"})
+    fs::remove_all(copy.cgroup(ctrl) / "slurm/uid_65534");
+  write_cpuacct(copy, copy.cgroup(kJob101Cpuacct), 271'000'000'000, {151'000'000'000, 120'000'000'000, 0, 0}, 26600,
+                450);
+  write_cpuacct(copy, root / "uid_0", 271'000'000'000, {151'000'000'000, 120'000'000'000, 0, 0}, 26600, 450);
+  write_cpuacct(copy, root, 651'400'000'000, {151'000'000'000, 120'000'000'000, 190'000'000'000, 190'400'000'000},
+                63640, 1450);
+  h.sampler.watch(102.0);
+  auto ended = h.sampler.take_ended();
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0].job_id == "102");
+  CHECK(ended[0].cpu_time_total == Approx(380.4));
+  CHECK(ended[0].user_time == Approx(370.4));
+  CHECK(core_seconds(ended[0], 3) == Approx(190.4));
+}
