@@ -72,8 +72,8 @@ class InitDb {
   }
   Result<bool> check_tables();
   Result<bool> ensure_user(const std::string& password);
-  Result<bool> ensure_view();
-  Result<bool> ensure_grant();
+  Result<bool> ensure_view(View view);
+  Result<bool> ensure_grants();
   Result<bool> verify_login(const std::string& password);
   Result<std::size_t> count(const std::string& sql, const std::vector<SqlParam>& params);
 
@@ -112,7 +112,8 @@ Result<std::size_t> InitDb::count(const std::string& sql, const std::vector<SqlP
 }
 
 Result<bool> InitDb::check_tables() {
-  const std::string tables[] = {names_.cluster + "_job_table", names_.cluster + "_assoc_table", "tres_table"};
+  const std::string tables[] = {names_.cluster + "_job_table", names_.cluster + "_step_table",
+                                names_.cluster + "_assoc_table", "tres_table"};
   for (const auto& table : tables) {
     auto found = count("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
                        {names_.database, table});
@@ -145,13 +146,15 @@ Result<bool> InitDb::ensure_user(const std::string& password) {
   return true;
 }
 
-Result<bool> InitDb::ensure_view() {
-  const std::vector<SqlParam> where{names_.database, names_.view};
+Result<bool> InitDb::ensure_view(View which) {
+  const std::string name = view_name(names_, which);
+  const std::vector<SqlParam> where{names_.database, name};
   auto kind = run("SELECT TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", where);
   if (!kind) return kind.error();
   bool exists = !kind->rows.empty();
   if (exists && kind->rows[0][0].value_or("") != "VIEW")
-    return bad_input(names_.database + "." + names_.view + " exists and is not a view; choose another view name");
+    return bad_input(names_.database + "." + name + " exists and is not a view; choose another view name" +
+                     (which == View::Step ? " (--view: the step view's name is derived from it)" : ""));
   if (exists) {
     auto view =
         run("SELECT SECURITY_TYPE, VIEW_DEFINITION FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ? AND "
@@ -163,21 +166,26 @@ Result<bool> InitDb::ensure_view() {
             "ORDER BY ORDINAL_POSITION",
             where);
     if (!columns) return columns.error();
-    if (!view->rows.empty() &&
-        view_is_current(names_, first_column(*columns), view->rows[0][0].value_or(""), view->rows[0][1].value_or("")))
+    if (!view->rows.empty() && view_is_current(names_, which, first_column(*columns), view->rows[0][0].value_or(""),
+                                               view->rows[0][1].value_or("")))
       return true;
   }
-  if (auto r = run(create_view_sql(names_)); !r) return r.error();
-  changed((exists ? "replaced view " : "created view ") + names_.database + "." + names_.view);
+  if (auto r = run(create_view_sql(names_, which)); !r) return r.error();
+  changed((exists ? "replaced view " : "created view ") + names_.database + "." + name);
   return true;
 }
 
-Result<bool> InitDb::ensure_grant() {
+Result<bool> InitDb::ensure_grants() {
   auto grants = run(show_grants_sql(names_));
   if (!grants) return grants.error();
-  if (!has_view_grant(names_, first_column(*grants))) {
-    if (auto r = run(grant_sql(names_)); !r) return r.error();
-    changed("granted SELECT on " + names_.database + "." + names_.view + " to " + account(names_));
+  bool granted = false;
+  for (View which : {View::Job, View::Step}) {
+    if (has_view_grant(names_, which, first_column(*grants))) continue;
+    if (auto r = run(grant_sql(names_, which)); !r) return r.error();
+    changed("granted SELECT on " + names_.database + "." + view_name(names_, which) + " to " + account(names_));
+    granted = true;
+  }
+  if (granted) {
     grants = run(show_grants_sql(names_));
     if (!grants) return grants.error();
   }
@@ -188,7 +196,7 @@ Result<bool> InitDb::ensure_grant() {
 }
 
 // When the web host is this host, log in as the new user the way serve will:
-// the view must be readable and the job table must not.
+// both views must be readable and the job and step tables must not.
 Result<bool> InitDb::verify_login(const std::string& password) {
   const std::string& web = names_.web_host;
   bool db_here = options_.db_host.empty() || is_this_host(options_.db_host);
@@ -228,16 +236,25 @@ Result<bool> InitDb::verify_login(const std::string& password) {
   if (matched != expected)
     return unavailable("logging in as " + account(names_) + " over " + target.describe() + " matched account " +
                        matched + " instead" + hint);
-  auto view = login->run("SELECT COUNT(*) FROM " + qualified(names_.database, names_.view));
-  if (!view) return unavailable(account(names_) + " cannot read the view: " + view.error().message);
-  auto table = login->run("SELECT 1 FROM " + job_table(names_) + " LIMIT 1");
-  if (table) return unavailable(account(names_) + " can read " + job_table(names_) + ", which it must not");
-  if (login->error_code() != sources::mariadb_error::kTableAccessDenied)
-    return unavailable("reading " + job_table(names_) + " as " + account(names_) +
-                       " failed other than by a denial: " + table.error().message);
-  say("verified as " + account(names_) + " over " + target.describe() + ": the view is readable (" +
-      view->rows.at(0).at(0).value_or("?") + " jobs), " + names_.database + "." + names_.cluster +
-      "_job_table is denied");
+  std::string rows[2];
+  for (View which : {View::Job, View::Step}) {
+    const std::string name = view_name(names_, which);
+    auto view = login->run("SELECT COUNT(*) FROM " + qualified(names_.database, name));
+    if (!view)
+      return unavailable(account(names_) + " cannot read the view " + names_.database + "." + name + ": " +
+                         view.error().message);
+    rows[which == View::Job ? 0 : 1] = view->rows.at(0).at(0).value_or("?");
+  }
+  for (const std::string& forbidden : {job_table(names_), step_table(names_)}) {
+    auto table = login->run("SELECT 1 FROM " + forbidden + " LIMIT 1");
+    if (table) return unavailable(account(names_) + " can read " + forbidden + ", which it must not");
+    if (login->error_code() != sources::mariadb_error::kTableAccessDenied)
+      return unavailable("reading " + forbidden + " as " + account(names_) +
+                         " failed other than by a denial: " + table.error().message);
+  }
+  say("verified as " + account(names_) + " over " + target.describe() + ": the views are readable (" + rows[0] +
+      " jobs, " + rows[1] + " steps), " + names_.database + "." + names_.cluster + "_job_table and " + names_.cluster +
+      "_step_table are denied");
   return true;
 }
 
@@ -245,40 +262,57 @@ Result<bool> InitDb::create(const std::string& password) {
   if (auto r = connect_admin(); !r) return r;
   if (auto r = check_tables(); !r) return r;
   if (auto r = ensure_user(password); !r) return r;
-  if (auto r = ensure_view(); !r) return r;
-  if (auto r = ensure_grant(); !r) return r;
+  if (auto r = ensure_view(View::Job); !r) return r;
+  if (auto r = ensure_view(View::Step); !r) return r;
+  if (auto r = ensure_grants(); !r) return r;
   if (changes_ == 0)
-    say("nothing to change: " + account(names_) + " and " + names_.database + "." + names_.view +
-        " are already set up");
+    say("nothing to change: " + account(names_) + ", " + names_.database + "." + names_.view + " and " +
+        names_.database + "." + names_.step_view() + " are already set up");
   return verify_login(password);
 }
 
 Result<bool> InitDb::drop() {
   if (auto r = connect_admin(); !r) return r;
-  auto view = count("SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
-                    {names_.database, names_.view});
-  if (!view) return view.error();
   auto user = count("SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host = ?", {names_.user, names_.web_host});
   if (!user) return user.error();
-  // One view serves every web host's account: it goes with the last of them.
-  auto grantees =
-      run("SELECT DISTINCT GRANTEE FROM information_schema.TABLE_PRIVILEGES WHERE TABLE_SCHEMA = ? AND "
-          "TABLE_NAME = ? AND GRANTEE <> ?",
-          {names_.database, names_.view, account(names_)});
-  if (!grantees) return grantees.error();
+  // Looked at before the user goes: its grants would go with it.
+  struct Found {
+    std::size_t exists = 0;
+    std::string other_reader;  // another account granted on it; empty = none
+  } views[2];
+  for (View which : {View::Job, View::Step}) {
+    Found& found = views[which == View::Job ? 0 : 1];
+    const std::vector<SqlParam> where{names_.database, view_name(names_, which)};
+    auto exists =
+        count("SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", where);
+    if (!exists) return exists.error();
+    found.exists = *exists;
+    // One view serves every web host's account: it goes with the last of them.
+    auto grantees =
+        run("SELECT DISTINCT GRANTEE FROM information_schema.TABLE_PRIVILEGES WHERE TABLE_SCHEMA = ? AND "
+            "TABLE_NAME = ? AND GRANTEE <> ?",
+            {names_.database, view_name(names_, which), account(names_)});
+    if (!grantees) return grantees.error();
+    if (!grantees->rows.empty()) found.other_reader = grantees->rows[0][0].value_or("another account");
+  }
   if (*user > 0) {
     if (auto r = run(drop_user_sql(names_)); !r) return r.error();
     say("dropped user " + account(names_));
   }
-  if (*view > 0 && !grantees->rows.empty()) {
-    say("kept view " + names_.database + "." + names_.view + ": " + grantees->rows[0][0].value_or("another account") +
-        " still reads it");
-  } else if (*view > 0) {
-    if (auto r = run(drop_view_sql(names_)); !r) return r.error();
-    say("dropped view " + names_.database + "." + names_.view);
+  for (View which : {View::Job, View::Step}) {
+    const Found& found = views[which == View::Job ? 0 : 1];
+    const std::string name = names_.database + "." + view_name(names_, which);
+    if (found.exists == 0) continue;
+    if (!found.other_reader.empty()) {
+      say("kept view " + name + ": " + found.other_reader + " still reads it");
+      continue;
+    }
+    if (auto r = run(drop_view_sql(names_, which)); !r) return r.error();
+    say("dropped view " + name);
   }
-  if (*view == 0 && *user == 0)
-    say("nothing to drop: no view " + names_.database + "." + names_.view + ", no user " + account(names_));
+  if (views[0].exists == 0 && views[1].exists == 0 && *user == 0)
+    say("nothing to drop: no view " + names_.database + "." + names_.view + " or " + names_.database + "." +
+        names_.step_view() + ", no user " + account(names_));
   return true;
 }
 

@@ -1,7 +1,8 @@
 // `petricore init-db`: creates, idempotently, the read-only `petricore`
-// MariaDB user for the web host, the view `user_job_view` on
-// `<cluster>_job_table` with only the columns serve needs, and GRANT SELECT
-// on that view alone; verifies it; `--drop` removes what it created.
+// MariaDB user for the web host, the views `user_job_view` on
+// `<cluster>_job_table` and `user_step_view` on `<cluster>_step_table` with
+// only the columns serve needs, and GRANT SELECT on those two views alone;
+// verifies it; `--drop` removes what it created.
 #pragma once
 
 #include <string>
@@ -9,18 +10,18 @@
 namespace petricore::initdb {
 
 struct InitDbOptions {
-  std::string cluster;                   // Slurm ClusterName
-  std::string web_host;                  // host part of 'petricore'@'<web_host>'
-  std::string password_file;             // the new user's password
-  std::string db_host;                   // TCP; empty = Unix socket
+  std::string cluster;        // Slurm ClusterName
+  std::string web_host;       // host part of 'petricore'@'<web_host>'
+  std::string password_file;  // the new user's password
+  std::string db_host;        // TCP; empty = Unix socket
   unsigned db_port = 3306;
-  std::string db_socket;                 // default: the client library's
+  std::string db_socket;  // default: the client library's
   std::string admin_user = "root";
-  std::string admin_password_file;       // empty = no password (unix_socket auth)
+  std::string admin_password_file;  // empty = no password (unix_socket auth)
   std::string database = "slurm_acct_db";
   std::string user = "petricore";
-  std::string view = "user_job_view";
-  bool dry_run = false;                  // print the SQL, password shown as <redacted>
+  std::string view = "user_job_view";  // the step view's name derives from it (initdb::step_view_of)
+  bool dry_run = false;                // print the SQL, password shown as <redacted>
   bool drop = false;
 };
 

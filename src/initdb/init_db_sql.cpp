@@ -9,11 +9,11 @@ namespace {
 
 struct ViewColumn {
   const char* name;
-  const char* expression;  // over j (job table), a (assoc table), t (tres_table)
+  const char* expression;  // over j (job table), a (assoc table), t (tres_table); s (step table)
 };
 
-// The view; order matters only for view_is_current().
-const std::vector<ViewColumn>& view_columns() {
+// The job view; order matters only for view_is_current().
+const std::vector<ViewColumn>& job_view_columns() {
   static const std::vector<ViewColumn> columns{
       {"id_job", "j.`id_job`"},
       {"id_array_job", "j.`id_array_job`"},
@@ -34,8 +34,26 @@ const std::vector<ViewColumn>& view_columns() {
       {"nodelist", "j.`nodelist`"},
       {"tres_alloc", "j.`tres_alloc`"},
       {"gpu_tres_id", "t.`id`"},
+      {"job_db_inx", "j.`job_db_inx`"},
+      {"mem_req", "j.`mem_req`"},
   };
   return columns;
+}
+
+// The step view: what TotalCPU, MaxRSS and the task layout need.
+const std::vector<ViewColumn>& step_view_columns() {
+  static const std::vector<ViewColumn> columns{
+      {"job_db_inx", "s.`job_db_inx`"},       {"id_step", "s.`id_step`"},
+      {"step_het_comp", "s.`step_het_comp`"}, {"task_cnt", "s.`task_cnt`"},
+      {"tres_alloc", "s.`tres_alloc`"},       {"user_sec", "s.`user_sec`"},
+      {"user_usec", "s.`user_usec`"},         {"sys_sec", "s.`sys_sec`"},
+      {"sys_usec", "s.`sys_usec`"},           {"tres_usage_in_max", "s.`tres_usage_in_max`"},
+  };
+  return columns;
+}
+
+const std::vector<ViewColumn>& view_columns(View view) {
+  return view == View::Job ? job_view_columns() : step_view_columns();
 }
 
 bool identifier_char(char c) {
@@ -71,7 +89,26 @@ std::string without_password(std::string_view line) {
   return std::string(line.substr(0, at));
 }
 
+std::string select_list(View view) {
+  std::string select;
+  for (const auto& c : view_columns(view))
+    select += (select.empty() ? "" : ", ") + std::string(c.expression) + " AS " + quote(c.name);
+  return select;
+}
+
+// "db.view", for messages.
+std::string dotted(const SqlNames& names, View view) {
+  return names.database + "." + view_name(names, view);
+}
+
 }  // namespace
+
+std::string step_view_of(std::string_view job_view) {
+  constexpr std::string_view kJobView = "job_view";
+  if (job_view.size() >= kJobView.size() && job_view.substr(job_view.size() - kJobView.size()) == kJobView)
+    return std::string(job_view.substr(0, job_view.size() - kJobView.size())) + "step_view";
+  return std::string(job_view) + "_steps";
+}
 
 bool valid_identifier(std::string_view name) {
   return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), identifier_char);
@@ -89,6 +126,10 @@ std::optional<std::string> validate(const SqlNames& names) {
   for (const auto& [what, value] : identifiers)
     if (!valid_identifier(*value))
       return "invalid " + std::string(what) + " '" + value->substr(0, 80) + "': expected 1-64 of A-Z a-z 0-9 _";
+  // Only its length can be wrong once the view's name is valid.
+  if (std::string steps = names.step_view(); !valid_identifier(steps))
+    return "invalid view '" + names.view + "': the step view's name derived from it, '" + steps +
+           "', is longer than 64 characters";
   if (!valid_host(names.web_host))
     return "invalid --web-host '" + names.web_host.substr(0, 80) +
            "': expected a host name, an IP address or a MariaDB host pattern";
@@ -101,13 +142,14 @@ bool valid_password_hash(std::string_view hash) {
          });
 }
 
-const std::vector<std::string>& view_column_names() {
-  static const std::vector<std::string> names = [] {
+const std::vector<std::string>& view_column_names(View view) {
+  auto names_of = [](View v) {
     std::vector<std::string> out;
-    for (const auto& c : view_columns()) out.emplace_back(c.name);
+    for (const auto& c : view_columns(v)) out.emplace_back(c.name);
     return out;
-  }();
-  return names;
+  };
+  static const std::vector<std::string> job = names_of(View::Job), step = names_of(View::Step);
+  return view == View::Job ? job : step;
 }
 
 std::string qualified(std::string_view database, std::string_view name) {
@@ -122,14 +164,21 @@ std::string job_table(const SqlNames& names) {
   return qualified(names.database, names.cluster + "_job_table");
 }
 
-std::string create_view_sql(const SqlNames& names) {
-  std::string select;
-  for (const auto& c : view_columns())
-    select += (select.empty() ? "" : ", ") + std::string(c.expression) + " AS " + quote(c.name);
+std::string step_table(const SqlNames& names) {
+  return qualified(names.database, names.cluster + "_step_table");
+}
+
+std::string view_name(const SqlNames& names, View view) {
+  return view == View::Job ? names.view : names.step_view();
+}
+
+std::string create_view_sql(const SqlNames& names, View view) {
+  const std::string head = "CREATE OR REPLACE ALGORITHM = MERGE SQL SECURITY DEFINER VIEW " +
+                           qualified(names.database, view_name(names, view)) + " AS SELECT " + select_list(view);
+  if (view == View::Step) return head + " FROM " + step_table(names) + " AS s WHERE s.`deleted` = 0";
   // Joins, not subqueries, keep the view mergeable: a lookup by id_job uses
   // the job table's index instead of materialising the whole view.
-  return "CREATE OR REPLACE ALGORITHM = MERGE SQL SECURITY DEFINER VIEW " + qualified(names.database, names.view) +
-         " AS SELECT " + select + " FROM " + job_table(names) + " AS j LEFT JOIN " +
+  return head + " FROM " + job_table(names) + " AS j LEFT JOIN " +
          qualified(names.database, names.cluster + "_assoc_table") + " AS a ON a.`id_assoc` = j.`id_assoc` LEFT JOIN " +
          qualified(names.database, "tres_table") +
          " AS t ON t.`type` = 'gres' AND t.`name` = 'gpu' AND t.`deleted` = 0 WHERE j.`deleted` = 0";
@@ -143,16 +192,16 @@ std::string alter_user_password_sql(const SqlNames& names, std::string_view pass
   return "ALTER USER " + account(names) + " IDENTIFIED BY PASSWORD '" + std::string(password_hash) + "'";
 }
 
-std::string grant_sql(const SqlNames& names) {
-  return "GRANT SELECT ON " + qualified(names.database, names.view) + " TO " + account(names);
+std::string grant_sql(const SqlNames& names, View view) {
+  return "GRANT SELECT ON " + qualified(names.database, view_name(names, view)) + " TO " + account(names);
 }
 
 std::string show_grants_sql(const SqlNames& names) {
   return "SHOW GRANTS FOR " + account(names);
 }
 
-std::string drop_view_sql(const SqlNames& names) {
-  return "DROP VIEW IF EXISTS " + qualified(names.database, names.view);
+std::string drop_view_sql(const SqlNames& names, View view) {
+  return "DROP VIEW IF EXISTS " + qualified(names.database, view_name(names, view));
 }
 
 std::string drop_user_sql(const SqlNames& names) {
@@ -160,16 +209,18 @@ std::string drop_user_sql(const SqlNames& names) {
 }
 
 std::vector<std::string> dry_run_script(const SqlNames& names, bool drop) {
-  if (drop) return {drop_view_sql(names) + ";", drop_user_sql(names) + ";"};
-  return {"CREATE USER IF NOT EXISTS " + account(names) + " IDENTIFIED BY '<redacted>';", create_view_sql(names) + ";",
-          grant_sql(names) + ";"};
+  if (drop)
+    return {drop_view_sql(names, View::Job) + ";", drop_view_sql(names, View::Step) + ";", drop_user_sql(names) + ";"};
+  return {"CREATE USER IF NOT EXISTS " + account(names) + " IDENTIFIED BY '<redacted>';",
+          create_view_sql(names, View::Job) + ";", create_view_sql(names, View::Step) + ";",
+          grant_sql(names, View::Job) + ";", grant_sql(names, View::Step) + ";"};
 }
 
-bool has_view_grant(const SqlNames& names, const std::vector<std::string>& grants) {
-  const std::string view = lower(qualified(names.database, names.view));
+bool has_view_grant(const SqlNames& names, View view, const std::vector<std::string>& grants) {
+  const std::string object = lower(qualified(names.database, view_name(names, view)));
   for (const auto& line : grants) {
     auto grant = split_grant(line);
-    if (!grant || lower(grant->second) != view) continue;
+    if (!grant || lower(grant->second) != object) continue;
     std::string privileges = ", " + grant->first + ",";
     if (privileges.find(" SELECT,") != std::string::npos || grant->first == "ALL PRIVILEGES") return true;
   }
@@ -177,34 +228,40 @@ bool has_view_grant(const SqlNames& names, const std::vector<std::string>& grant
 }
 
 std::optional<std::string> check_grants(const SqlNames& names, const std::vector<std::string>& grants) {
-  const std::string view = lower(qualified(names.database, names.view));
-  bool usage = false, select = false;
+  const std::string job = lower(qualified(names.database, names.view));
+  const std::string step = lower(qualified(names.database, names.step_view()));
+  bool usage = false, select_job = false, select_step = false;
   for (const auto& line : grants) {
     auto grant = split_grant(line);
     bool grant_option = line.find("WITH GRANT OPTION") != std::string::npos;
+    bool plain_select = grant && !grant_option && grant->first == "SELECT";
     if (grant && !grant_option && grant->first == "USAGE" && grant->second == "*.*") {
       usage = true;
-    } else if (grant && !grant_option && grant->first == "SELECT" && lower(grant->second) == view) {
-      select = true;
+    } else if (plain_select && lower(grant->second) == job) {
+      select_job = true;
+    } else if (plain_select && lower(grant->second) == step) {
+      select_step = true;
     } else {
-      return account(names) + " holds more than SELECT on " + names.database + "." + names.view + ": " +
-             without_password(line);
+      return account(names) + " holds more than SELECT on " + dotted(names, View::Job) + " and " +
+             dotted(names, View::Step) + ": " + without_password(line);
     }
   }
   if (!usage) return account(names) + " does not exist";
-  if (!select) return account(names) + " lacks SELECT on " + names.database + "." + names.view;
+  if (!select_job) return account(names) + " lacks SELECT on " + dotted(names, View::Job);
+  if (!select_step) return account(names) + " lacks SELECT on " + dotted(names, View::Step);
   return std::nullopt;
 }
 
-bool view_is_current(const SqlNames& names, const std::vector<std::string>& columns, std::string_view security_type,
-                     std::string_view definition) {
-  if (columns != view_column_names() || security_type != "DEFINER") return false;
+bool view_is_current(const SqlNames& names, View view, const std::vector<std::string>& columns,
+                     std::string_view security_type, std::string_view definition) {
+  if (columns != view_column_names(view) || security_type != "DEFINER") return false;
   const std::string text = lower(definition);
+  auto has = [&](const std::string& part) { return text.find(part) != std::string::npos; };
   // The server rewrites the text (`db`.`table` `j`, "= 0"): look for the
   // parts that matter rather than comparing whole strings.
-  return text.find(lower(job_table(names)) + " `j`") != std::string::npos &&
-         text.find(lower(qualified(names.database, names.cluster + "_assoc_table"))) != std::string::npos &&
-         text.find("where `j`.`deleted` = 0") != std::string::npos;
+  if (view == View::Step) return has(lower(step_table(names)) + " `s`") && has("where `s`.`deleted` = 0");
+  return has(lower(job_table(names)) + " `j`") &&
+         has(lower(qualified(names.database, names.cluster + "_assoc_table"))) && has("where `j`.`deleted` = 0");
 }
 
 }  // namespace petricore::initdb

@@ -1,8 +1,9 @@
 // The SQL of `petricore init-db`, generated purely from validated names: the
-// restricted view on slurmdbd's job table (the contract the DB accounting
-// source reads), the read-only user, its one grant, and their removal.
+// two restricted views on slurmdbd's tables (the contract the DB accounting
+// source reads): jobs from <cluster>_job_table and their steps from
+// <cluster>_step_table; the read-only user, its two grants, and their removal.
 //
-// Identifiers (database, view, cluster, user) must match [A-Za-z0-9_]+ and
+// Identifiers (database, views, cluster, user) must match [A-Za-z0-9_]+ and
 // hosts a host name, an IP address or a MariaDB host pattern; they are then
 // quoted (`x`, 'x') without any escaping needed. The password never appears
 // in statement text: init-db sends it only as a bound parameter of
@@ -17,13 +18,23 @@
 
 namespace petricore::initdb {
 
+// The step view's name, derived from the job view's so that one setting
+// (`view`, the same for init-db and [accounting.db]) names both: a trailing
+// "job_view" becomes "step_view" (user_job_view → user_step_view), any other
+// name gets "_steps" appended (jobs → jobs_steps).
+std::string step_view_of(std::string_view job_view);
+
 struct SqlNames {
   std::string database = "slurm_acct_db";
-  std::string cluster;  // Slurm ClusterName: the tables are <cluster>_job_table, <cluster>_assoc_table
+  std::string cluster;  // Slurm ClusterName: the tables are <cluster>_job_table, <cluster>_step_table, ...
   std::string view = "user_job_view";
   std::string user = "petricore";
   std::string web_host;  // host part of 'petricore'@'<web_host>'
+  std::string step_view() const { return step_view_of(view); }
 };
+
+// The two views init-db creates.
+enum class View { Job, Step };
 
 // 1-64 of [A-Za-z0-9_] (also what slurmdbd accepts in a cluster name).
 bool valid_identifier(std::string_view name);
@@ -31,30 +42,35 @@ bool valid_identifier(std::string_view name);
 // or a MariaDB pattern such as 10.0.% ('_' and '%' are MariaDB wildcards).
 bool valid_host(std::string_view host);
 // The first invalid name as a one-line message ("invalid --cluster 'a-b': ..."),
-// nullopt when all are valid.
+// nullopt when all are valid (the derived step view name included).
 std::optional<std::string> validate(const SqlNames& names);
 
 // A password hash as PASSWORD() returns it: '*' and 40 upper-case hex digits.
 bool valid_password_hash(std::string_view hash);
 
-// The view's columns, in order: what the DB accounting source selects by
-// name. Only what serve needs (no scripts, environments, work_dir, submit
+// A view's columns, in order: what the DB accounting source selects by name.
+// Job: only what serve needs (no scripts, environments, work_dir, submit
 // line), plus user_name from the association and gpu_tres_id, the id of
-// gres/gpu in tres_table, so tres_alloc can be read without access to it.
-const std::vector<std::string>& view_column_names();
+// gres/gpu in tres_table, so tres_alloc can be read without access to it;
+// job_db_inx links a job to its steps. Step: the key, task count, allocation
+// and CPU times and maximum usage of each step (no node list, no submit line).
+const std::vector<std::string>& view_column_names(View view);
 
 // `db`.`name` and 'user'@'host', quoted (names must be valid).
 std::string qualified(std::string_view database, std::string_view name);
 std::string account(const SqlNames& names);
-std::string job_table(const SqlNames& names);  // `db`.`<cluster>_job_table`
+std::string job_table(const SqlNames& names);   // `db`.`<cluster>_job_table`
+std::string step_table(const SqlNames& names);  // `db`.`<cluster>_step_table`
+// The view's bare name (names.view or names.step_view()).
+std::string view_name(const SqlNames& names, View view);
 
 // The statements. `password_hash` is PASSWORD()'s result (see above).
-std::string create_view_sql(const SqlNames& names);
+std::string create_view_sql(const SqlNames& names, View view);
 std::string create_user_sql(const SqlNames& names, std::string_view password_hash);
 std::string alter_user_password_sql(const SqlNames& names, std::string_view password_hash);
-std::string grant_sql(const SqlNames& names);
+std::string grant_sql(const SqlNames& names, View view);
 std::string show_grants_sql(const SqlNames& names);
-std::string drop_view_sql(const SqlNames& names);
+std::string drop_view_sql(const SqlNames& names, View view);
 std::string drop_user_sql(const SqlNames& names);
 
 // What --dry-run prints: the statements in the order init-db would run them,
@@ -62,15 +78,16 @@ std::string drop_user_sql(const SqlNames& names);
 std::vector<std::string> dry_run_script(const SqlNames& names, bool drop);
 
 // SHOW GRANTS lines of the new user, judged: exactly USAGE on *.* plus SELECT
-// on the view. nullopt when right, else the first problem in one line.
+// on each of the two views. nullopt when right, else the first problem in
+// one line.
 std::optional<std::string> check_grants(const SqlNames& names, const std::vector<std::string>& grants);
 // Whether SHOW GRANTS shows SELECT on the view (to know if GRANT is needed).
-bool has_view_grant(const SqlNames& names, const std::vector<std::string>& grants);
+bool has_view_grant(const SqlNames& names, View view, const std::vector<std::string>& grants);
 
 // Whether an existing view is the one create_view_sql makes: the same columns
-// in order, SQL SECURITY DEFINER, reading this cluster's job table without
+// in order, SQL SECURITY DEFINER, reading this cluster's table without
 // deleted rows. `definition` is information_schema.VIEWS.VIEW_DEFINITION.
-bool view_is_current(const SqlNames& names, const std::vector<std::string>& columns, std::string_view security_type,
-                     std::string_view definition);
+bool view_is_current(const SqlNames& names, View view, const std::vector<std::string>& columns,
+                     std::string_view security_type, std::string_view definition);
 
 }  // namespace petricore::initdb

@@ -1,6 +1,7 @@
-// The accounting source that reads the restricted view `petricore init-db`
-// creates on slurm_acct_db (its columns: initdb/init_db_sql.hpp), through
-// MariaDB, with prepared statements only.
+// The accounting source that reads the restricted views `petricore init-db`
+// creates on slurm_acct_db (their columns: initdb/init_db_sql.hpp), through
+// MariaDB, with prepared statements only: jobs from the job view, and for
+// job() also their steps from the step view (TotalCPU, MaxRSS, task layout).
 //
 // Thread-safety: serve calls it from several worker threads. Each call
 // borrows an idle connection from a small pool (a mutex guards only the pool)
@@ -16,6 +17,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <mutex>
@@ -27,8 +29,12 @@ namespace {
 using analysis::JobRecord;
 
 constexpr std::size_t kMaxIdleConnections = 4;
-constexpr std::uint64_t kNoValue = 4294967294;   // Slurm's NO_VAL (array task, het offset, time limit)
-constexpr std::uint64_t kInfinite = 4294967295;  // Slurm's INFINITE (time limit)
+constexpr unsigned kUnknownColumn = 1054;                  // ER_BAD_FIELD_ERROR
+constexpr std::uint64_t kNoValue = 4294967294;             // Slurm's NO_VAL (array task, het offset, time limit)
+constexpr std::uint64_t kInfinite = 4294967295;            // Slurm's INFINITE (time limit)
+constexpr std::uint64_t kMemPerCpu = 1ull << 63;           // Slurm's MEM_PER_CPU flag in mem_req
+constexpr std::uint64_t kNoValue64 = 0xfffffffffffffffe;   // Slurm's NO_VAL64
+constexpr std::uint64_t kInfinite64 = 0xffffffffffffffff;  // Slurm's INFINITE64
 
 // Slurm's enum job_states, the base state in the low byte of `state`.
 std::string state_name(std::uint64_t state) {
@@ -89,6 +95,11 @@ class DbAccounting final : public AccountingSource {
       throw std::invalid_argument("[accounting.db] database '" + config.database + "' is not a plain identifier");
     if (!initdb::valid_identifier(config.view))
       throw std::invalid_argument("[accounting.db] view '" + config.view + "' is not a plain identifier");
+    const std::string step_view = initdb::step_view_of(config.view);
+    if (!initdb::valid_identifier(step_view))
+      throw std::invalid_argument("[accounting.db] view '" + config.view +
+                                  "': the step view's name derived from it, '" + step_view +
+                                  "', is longer than 64 characters");
     target_.host = config.host;
     target_.port = config.port;
     target_.socket = config.socket;
@@ -97,14 +108,11 @@ class DbAccounting final : public AccountingSource {
     target_.database = config.database;
     target_.timeout_seconds = config.timeout_seconds;
     view_ = config.database + "." + config.view;
-
-    const auto& names = initdb::view_column_names();
-    std::string columns;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      columns += (i ? ", " : "") + ("`" + names[i] + "`");
-      column_[names[i]] = i;
-    }
-    select_ = "SELECT " + columns + " FROM " + initdb::qualified(config.database, config.view);
+    select_ = "SELECT " + column_list(initdb::View::Job, column_) + " FROM " +
+              initdb::qualified(config.database, config.view);
+    select_steps_ = "SELECT " + column_list(initdb::View::Step, step_column_) + " FROM " +
+                    initdb::qualified(config.database, step_view) +
+                    " WHERE `job_db_inx` = ? ORDER BY `id_step`, `step_het_comp`";
   }
 
   Result<JobRecord> job(const analysis::JobId& id) override {
@@ -123,7 +131,13 @@ class DbAccounting final : public AccountingSource {
     auto result = query(select_ + where + " ORDER BY `time_submit` DESC LIMIT 1", params);
     if (!result) return result.error();
     if (result->rows.empty()) return not_found("job " + id.text() + " not found in the accounting DB (" + view_ + ")");
-    return record(result->rows.front());
+    JobRecord job = record(result->rows.front());
+    if (auto inx = to_u64(at(result->rows.front(), "job_db_inx"))) {
+      auto steps = query(select_steps_, {static_cast<std::int64_t>(*inx)});
+      if (!steps) return steps.error();
+      add_steps(job, steps->rows);
+    }
+    return job;
   }
 
   Result<std::vector<JobRecord>> jobs_of_user(const std::string& user, std::size_t limit) override {
@@ -172,7 +186,14 @@ class DbAccounting final : public AccountingSource {
       result = connection->run(sql, params);
     }
     // A connection that failed is dropped: the next call reconnects.
-    if (result) give_back(std::move(*connection));
+    if (result) {
+      give_back(std::move(*connection));
+    } else if (connection->error_code() == kUnknownColumn) {
+      // The views of an older petricore: init-db replaces them.
+      return unavailable(result.error().message +
+                         " — the accounting views predate this petricore: run petricore "
+                         "init-db again to update them");
+    }
     return result;
   }
 
@@ -201,7 +222,54 @@ class DbAccounting final : public AccountingSource {
     if (idle_.size() < kMaxIdleConnections) idle_.push_back(std::move(connection));
   }
 
+  // "`a`, `b`, ...", and each column's index into `index`.
+  static std::string column_list(initdb::View view, std::map<std::string, std::size_t>& index) {
+    const auto& names = initdb::view_column_names(view);
+    std::string columns;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      columns += (i ? ", " : "") + ("`" + names[i] + "`");
+      index[names[i]] = i;
+    }
+    return columns;
+  }
+
   const std::optional<std::string>& at(const SqlRow& row, const char* column) const { return row[column_.at(column)]; }
+
+  // Slurm's own figures from the job's step rows (batch, extern, interactive
+  // and numbered steps): TotalCPU is user + system time of all of them (as
+  // sacct sums it), MaxRSS the largest step's, and the layout that of the
+  // numbered (srun) step with the most tasks.
+  void add_steps(JobRecord& job, const std::vector<SqlRow>& steps) const {
+    auto number = [&](const SqlRow& row, const char* column) { return to_u64(row[step_column_.at(column)]); };
+    std::optional<double> cpu_seconds, max_rss_bytes;
+    std::uint64_t most_tasks = 0;
+    std::optional<std::uint64_t> their_cpus;
+    for (const auto& row : steps) {
+      double seconds = static_cast<double>(number(row, "user_sec").value_or(0)) +
+                       static_cast<double>(number(row, "user_usec").value_or(0)) / 1e6 +
+                       static_cast<double>(number(row, "sys_sec").value_or(0)) +
+                       static_cast<double>(number(row, "sys_usec").value_or(0)) / 1e6;
+      cpu_seconds = cpu_seconds.value_or(0) + seconds;
+      // tres_usage_in_max: TRES 2 (mem) is the step's largest task RSS, in bytes.
+      auto usage = parse_tres_ids(row[step_column_.at("tres_usage_in_max")].value_or(""));
+      if (auto rss = usage.find(2); rss != usage.end())
+        max_rss_bytes = std::max(max_rss_bytes.value_or(0), static_cast<double>(rss->second));
+      // id_step: batch -5, extern -4, interactive -6 (no unsigned number); srun steps from 0.
+      bool numbered = number(row, "id_step").has_value();
+      std::uint64_t tasks = number(row, "task_cnt").value_or(0);
+      if (!numbered || tasks <= most_tasks) continue;
+      most_tasks = tasks;
+      auto alloc = parse_tres_ids(row[step_column_.at("tres_alloc")].value_or(""));
+      auto cpus = alloc.find(1);
+      their_cpus = cpus == alloc.end() ? std::nullopt : std::optional<std::uint64_t>(cpus->second);
+    }
+    job.total_cpu_seconds = cpu_seconds;
+    if (max_rss_bytes) job.max_rss_mb = *max_rss_bytes / 1048576.0;
+    if (most_tasks > 0) {
+      job.tasks = static_cast<int>(most_tasks);
+      if (their_cpus) job.cpus_per_task = static_cast<int>(std::max<std::uint64_t>(1, *their_cpus / most_tasks));
+    }
+  }
 
   JobRecord record(const SqlRow& row) const {
     JobRecord r;
@@ -253,13 +321,17 @@ class DbAccounting final : public AccountingSource {
     r.alloc_nodes = static_cast<int>(number("nodes_alloc").value_or(tres_value(4).value_or(0)));
     if (auto billing = tres_value(5)) r.billing = static_cast<int>(*billing);
     if (auto gpu_id = number("gpu_tres_id")) r.alloc_gpus = static_cast<int>(tres_value(*gpu_id).value_or(0));
+    // mem_req: MB per node, or with MEM_PER_CPU set, MB per CPU (0 = the whole node).
+    if (auto mem = number("mem_req"); mem && *mem != kNoValue64 && *mem != kInfinite64)
+      r.mem_per_cpu = (*mem & kMemPerCpu) != 0;
     return r;
   }
 
   MariaDbTarget target_;
-  std::string view_;    // db.view, for messages
-  std::string select_;  // SELECT <columns> FROM `db`.`view`
-  std::map<std::string, std::size_t> column_;
+  std::string view_;          // db.view, for messages
+  std::string select_;        // SELECT <columns> FROM `db`.`view`
+  std::string select_steps_;  // SELECT <columns> FROM `db`.`step_view` WHERE `job_db_inx` = ?
+  std::map<std::string, std::size_t> column_, step_column_;
   std::mutex mutex_;
   std::vector<MariaDbConnection> idle_;
 };

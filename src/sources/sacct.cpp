@@ -162,6 +162,7 @@ enum Column {
   kNodeList,
   kTotalCpu,
   kMaxRss,
+  kNTasks,
   kColumnCount
 };
 
@@ -187,6 +188,7 @@ const std::map<std::string, Column>& column_names() {
       {"nodelist", kNodeList},
       {"totalcpu", kTotalCpu},
       {"maxrss", kMaxRss},
+      {"ntasks", kNTasks},
   };
   return names;
 }
@@ -266,17 +268,24 @@ Tres parse_tres(std::string_view text) {
   return tres;
 }
 
-// ReqMem: "256M" (total since Slurm 21.08), or "4000Mn" / "4000Mc" per node
-// or per CPU in older versions.
-std::optional<double> parse_req_mem(std::string_view text, int nodes, int cpus) {
+// ReqMem: "256M" (the total since Slurm 21.08, whatever the request's form),
+// or "4000Mn" / "4000Mc" per node or per CPU in older versions, whose suffix
+// also tells the form (`per_cpu`).
+std::optional<double> parse_req_mem(std::string_view text, int nodes, int cpus, std::optional<bool>& per_cpu) {
   double factor = 1;
   if (!text.empty() && (text.back() == 'n' || text.back() == 'c')) {
+    per_cpu = text.back() == 'c';
     factor = text.back() == 'n' ? std::max(nodes, 1) : std::max(cpus, 1);
     text.remove_suffix(1);
   }
   auto mb = parse_sacct_size_mb(text);
   if (!mb || *mb <= 0) return std::nullopt;
   return *mb * factor;
+}
+
+// A numbered step ("123.0", "123_4.2", "123+1.0"), not batch, extern or interactive.
+bool numbered_step(std::string_view step) {
+  return !step.empty() && step.front() >= '0' && step.front() <= '9';
 }
 
 std::optional<std::int64_t> parse_time_limit(const Fields& f) {
@@ -312,7 +321,8 @@ JobRecord parse_allocation(const Fields& f) {
   if (r.alloc_cpus == 0 && tres.cpu) r.alloc_cpus = *tres.cpu;
   r.alloc_nodes = parse_number<int>(f[kNNodes]).value_or(tres.nodes.value_or(0));
   if (r.alloc_nodes == 0 && tres.nodes) r.alloc_nodes = *tres.nodes;
-  r.alloc_mem_mb = tres.mem_mb ? tres.mem_mb : parse_req_mem(f[kReqMem], r.alloc_nodes, r.alloc_cpus);
+  auto requested = parse_req_mem(f[kReqMem], r.alloc_nodes, r.alloc_cpus, r.mem_per_cpu);
+  r.alloc_mem_mb = tres.mem_mb ? tres.mem_mb : requested;
   r.alloc_gpus = tres.gpus.value_or(0);
   r.billing = tres.billing;
   r.total_cpu_seconds = parse_sacct_duration(f[kTotalCpu]);
@@ -474,7 +484,7 @@ const std::vector<std::string>& sacct_fields() {
   static const std::vector<std::string> fields{
       "JobID",  "JobIDRaw", "User",     "UID",          "Account",   "Partition", "State",
       "Submit", "Start",    "End",      "TimelimitRaw", "AllocCPUS", "AllocTRES", "ReqMem",
-      "NNodes", "NodeList", "TotalCPU", "MaxRSS",       "JobName",
+      "NNodes", "NodeList", "TotalCPU", "MaxRSS",       "NTasks",    "JobName",
   };
   return fields;
 }
@@ -615,6 +625,13 @@ Result<std::vector<JobRecord>> parse_sacct(std::string_view text, const std::vec
       JobRecord& job = records[owner->second];
       if (auto rss = parse_sacct_size_mb(f[kMaxRss]))
         job.max_rss_mb = job.max_rss_mb ? std::max(*job.max_rss_mb, *rss) : *rss;
+      // The layout: the numbered step with the most tasks (srun -n).
+      auto tasks = parse_number<int>(f[kNTasks]);
+      auto cpus = parse_number<int>(f[kAllocCpus]);
+      if (numbered_step(id.substr(dot + 1)) && tasks && *tasks > 0 && (!job.tasks || *tasks > *job.tasks)) {
+        job.tasks = *tasks;
+        job.cpus_per_task = std::max(1, cpus.value_or(*tasks) / *tasks);
+      }
       continue;
     }
     by_id[std::string(id)] = records.size();

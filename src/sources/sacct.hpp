@@ -65,7 +65,8 @@ std::vector<std::string> sacct_user_args(const std::string& sacct, const std::st
 // given to --format, any case; unknown names are ignored) into one record per
 // allocation line, in output order. Step lines ("123.batch", "123_4.0",
 // "123+1.extern") fold into their allocation: MaxRSS becomes the maximum over
-// the steps. Understood: running jobs (End "Unknown"), arrays ("123_4", raw id
+// the steps, and the numbered step with the most tasks (NTasks) gives the
+// layout (tasks, its AllocCPUS per task). Understood: running jobs (End "Unknown"), arrays ("123_4", raw id
 // from JobIDRaw), heterogeneous components ("123+1"), "CANCELLED by 0" →
 // CANCELLED, AllocTRES billing/cpu/mem/node/gres/gpu, sizes with K/M/G/T
 // suffixes, durations "MM:SS.mmm", "HH:MM:SS" and "D-HH:MM:SS", times as epoch

@@ -7,14 +7,17 @@
 # (lib/slurm_acct_db.sql: cluster `itest`, jobs of root, pcalice and pcbob:
 # running, OUT_OF_MEMORY, an array task, a het job, GPUs, pending, deleted).
 #
-# Checks: init-db creates the user, the view and the grant, and a second run
-# changes nothing; SHOW GRANTS holds exactly USAGE + SELECT on the view; the
-# new user reads the view and is denied the tables; `report --json
+# Checks: init-db creates the user, the job and step views and their grants,
+# and a second run changes nothing; SHOW GRANTS holds exactly USAGE + SELECT
+# on the two views; the new user reads the views and is denied the tables;
+# an out-of-date view or a missing grant is put right; `report --json
 # --accounting db` maps jobs from the view (an empty Prometheus for the
-# started ones); the hidden [mariadb] unit tests (the source's records, user
-# lists, threads, reconnection); --dry-run shows <redacted>; a password with
-# quotes stays data; --drop removes both (keeping a view another web host's
-# account still reads); bad input exits 2 and a refused DB 1, in one line.
+# started ones); the hidden [mariadb] unit tests (the source's records with
+# their steps' TotalCPU, MaxRSS and task layout, user lists, threads,
+# reconnection); --dry-run shows <redacted>; a password with quotes stays
+# data; --drop removes the user and the views (keeping views another web
+# host's account still reads); bad input exits 2 and a refused DB 1, in one
+# line.
 #
 # Usage: mariadb_test.sh PETRICORE_BINARY
 # Prints "ok - ..." / "not ok - ..." per check and "N passed, M failed";
@@ -68,7 +71,8 @@ init_db() {  # init_db ARGS...: stdout to $T/out, stderr to $T/err, returns the 
 # The state init-db leaves: accounts, their grants, the view's definition.
 snapshot() {
   mariadb_root -N -e "SELECT User, Host, authentication_string FROM mysql.user WHERE User = 'petricore' ORDER BY Host;
-    SELECT SECURITY_TYPE, VIEW_DEFINITION FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'slurm_acct_db';
+    SELECT TABLE_NAME, SECURITY_TYPE, VIEW_DEFINITION FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'slurm_acct_db'
+      ORDER BY TABLE_NAME;
     SELECT GRANTEE, PRIVILEGE_TYPE, TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLE_PRIVILEGES
       WHERE GRANTEE LIKE '%petricore%' ORDER BY GRANTEE, TABLE_SCHEMA, TABLE_NAME, PRIVILEGE_TYPE;"
 }
@@ -87,9 +91,13 @@ one_line_error() {
 init_db --web-host 127.0.0.1
 rc=$?
 if [ $rc -eq 0 ] && grep -q "^created user 'petricore'@'127.0.0.1'" "$T/out" &&
-  grep -q '^created view slurm_acct_db.user_job_view' "$T/out" && grep -q '^granted SELECT' "$T/out" &&
-  grep -q "^verified as 'petricore'@'127.0.0.1'.*denied" "$T/out"; then
-  ok "first init-db creates the user, the view and the grant, and verifies by logging in"
+  grep -qx 'created view slurm_acct_db.user_job_view' "$T/out" &&
+  grep -qx 'created view slurm_acct_db.user_step_view' "$T/out" &&
+  grep -qx "granted SELECT on slurm_acct_db.user_job_view to 'petricore'@'127.0.0.1'" "$T/out" &&
+  grep -qx "granted SELECT on slurm_acct_db.user_step_view to 'petricore'@'127.0.0.1'" "$T/out" &&
+  grep -q "^verified as 'petricore'@'127.0.0.1'.*(10 jobs, 14 steps).*itest_job_table and itest_step_table are denied" \
+    "$T/out"; then
+  ok "first init-db creates the user, the two views and the grants, and verifies by logging in"
 else
   not_ok "first init-db: exit $rc: $(cat "$T/out" "$T/err")"
 fi
@@ -97,18 +105,19 @@ snapshot >"$T/state1"
 init_db --web-host 127.0.0.1
 rc=$?
 snapshot >"$T/state2"
-if [ $rc -eq 0 ] && grep -q '^nothing to change' "$T/out" && ! grep -qE '^(created|granted|replaced|set)' "$T/out" &&
-  cmp -s "$T/state1" "$T/state2"; then
+if [ $rc -eq 0 ] && grep -q '^nothing to change: .*user_job_view and slurm_acct_db.user_step_view are already' "$T/out" &&
+  ! grep -qE '^(created|granted|replaced|set)' "$T/out" && cmp -s "$T/state1" "$T/state2"; then
   ok "second init-db changes nothing and says so: $(head -n 1 "$T/out")"
 else
   not_ok "second init-db: exit $rc: $(cat "$T/out" "$T/err"); state diff: $(diff "$T/state1" "$T/state2" | head -5)"
 fi
 
 grants=$(mariadb_root -N -e "SHOW GRANTS FOR 'petricore'@'127.0.0.1'")
-if [ "$(echo "$grants" | wc -l)" -eq 2 ] &&
+if [ "$(echo "$grants" | wc -l)" -eq 3 ] &&
   echo "$grants" | grep -qx "GRANT USAGE ON \*\.\* TO \`petricore\`@\`127.0.0.1\` IDENTIFIED BY PASSWORD '\*[0-9A-F]\{40\}'" &&
-  echo "$grants" | grep -qx 'GRANT SELECT ON `slurm_acct_db`.`user_job_view` TO `petricore`@`127.0.0.1`'; then
-  ok "SHOW GRANTS: exactly USAGE and SELECT on slurm_acct_db.user_job_view"
+  echo "$grants" | grep -qx 'GRANT SELECT ON `slurm_acct_db`.`user_job_view` TO `petricore`@`127.0.0.1`' &&
+  echo "$grants" | grep -qx 'GRANT SELECT ON `slurm_acct_db`.`user_step_view` TO `petricore`@`127.0.0.1`'; then
+  ok "SHOW GRANTS: exactly USAGE and SELECT on slurm_acct_db.user_job_view and user_step_view"
 else
   not_ok "SHOW GRANTS: $grants"
 fi
@@ -118,18 +127,47 @@ else
   ok "the password shows neither in the server log nor in init-db's output"
 fi
 
-# ---- the new user: the view yes, the tables no ----
+# ---- the new user: the views yes, the tables no ----
 as_petricore() { MYSQL_PWD=$password mariadb --no-defaults -h127.0.0.1 -P"$MDB_PORT" -upetricore -N "$@"; }
 rows=$(as_petricore -e 'SELECT COUNT(*) FROM slurm_acct_db.user_job_view' 2>&1)
 check "petricore reads the view over TCP (10 jobs; the deleted one is hidden): $rows" [ "$rows" = 10 ]
+rows=$(as_petricore -e 'SELECT COUNT(*) FROM slurm_acct_db.user_step_view' 2>&1)
+check "petricore reads the step view over TCP (14 steps; the deleted one is hidden): $rows" [ "$rows" = 14 ]
+# The steps of job 101 (job_db_inx from the job view) and their CPU time in
+# microseconds, user + system, as sacct adds them up (TotalCPU 5.949046 s).
+out=$(as_petricore -e "SELECT s.id_step, s.task_cnt, (s.user_sec + s.sys_sec) * 1000000 + s.user_usec + s.sys_usec
+  FROM slurm_acct_db.user_job_view j JOIN slurm_acct_db.user_step_view s ON s.job_db_inx = j.job_db_inx
+  WHERE j.id_job = 101 ORDER BY s.id_step" 2>&1 | tr '\t\n' ', ')
+check "the step view joins the job view on job_db_inx (101: batch, extern, step 0 of 2 tasks): $out" \
+  [ "$out" = "-5,1,18422 -4,1,1761 0,2,5928863 " ]
+out=$(as_petricore -e 'SELECT step_name FROM slurm_acct_db.user_step_view LIMIT 1' 2>&1)
+check "the step view has no step names (nor command lines, node lists)" grep -q "ERROR 1054" <<<"$out"
 for table in itest_job_table itest_assoc_table tres_table itest_step_table; do
   out=$(as_petricore -e "SELECT 1 FROM slurm_acct_db.$table LIMIT 1" 2>&1)
   case "$out" in
     *"ERROR 1142"*) ok "petricore is denied slurm_acct_db.$table (ERROR 1142)" ;;
-    *"ERROR 1146"*) ok "petricore cannot see slurm_acct_db.$table (no such table here)" ;;
     *) not_ok "petricore and slurm_acct_db.$table: $out" ;;
   esac
 done
+
+# ---- out of date: a view of the previous version, a lost grant ----
+mariadb_root -e "CREATE OR REPLACE SQL SECURITY DEFINER VIEW slurm_acct_db.user_job_view AS
+    SELECT id_job, id_user FROM slurm_acct_db.itest_job_table WHERE deleted = 0;
+  REVOKE SELECT ON slurm_acct_db.user_step_view FROM 'petricore'@'127.0.0.1'"
+init_db --web-host 127.0.0.1
+rc=$?
+if [ $rc -eq 0 ] && grep -qx 'replaced view slurm_acct_db.user_job_view' "$T/out" &&
+  ! grep -q 'view slurm_acct_db.user_step_view' "$T/out" &&
+  grep -qx "granted SELECT on slurm_acct_db.user_step_view to 'petricore'@'127.0.0.1'" "$T/out" &&
+  ! grep -q 'granted SELECT on slurm_acct_db.user_job_view' "$T/out" && grep -q '^verified as' "$T/out"; then
+  ok "init-db replaces an out-of-date job view and restores the step view's grant, nothing else"
+else
+  not_ok "init-db over an old view and a lost grant: exit $rc: $(cat "$T/out" "$T/err")"
+fi
+snapshot >"$T/state3"
+check "... and leaves the state the first run made" cmp -s "$T/state1" "$T/state3"
+init_db --web-host 127.0.0.1
+check "... after which a further run says the views are current" grep -q '^nothing to change' "$T/out"
 out=$(as_petricore -e 'SHOW DATABASES' 2>&1)
 check "petricore sees only information_schema and slurm_acct_db: $(echo "$out" | tr '\n' ' ')" \
   [ "$(echo "$out" | sort | tr '\n' ' ')" = "information_schema slurm_acct_db " ]
@@ -215,14 +253,17 @@ rc=$?
 snapshot >"$T/after"
 if [ $rc -eq 0 ] && grep -q "^CREATE USER IF NOT EXISTS 'petricore'@'127.0.0.1' IDENTIFIED BY '<redacted>';$" "$T/out" &&
   grep -q '^CREATE OR REPLACE ALGORITHM = MERGE SQL SECURITY DEFINER VIEW `slurm_acct_db`.`user_job_view`' "$T/out" &&
-  grep -q '^GRANT SELECT ON `slurm_acct_db`.`user_job_view`' "$T/out" && ! grep -qF "$password" "$T/out" &&
+  grep -q '^CREATE OR REPLACE ALGORITHM = MERGE SQL SECURITY DEFINER VIEW `slurm_acct_db`.`user_step_view` .* FROM `slurm_acct_db`.`itest_step_table` AS s WHERE s.`deleted` = 0;$' "$T/out" &&
+  grep -q '^GRANT SELECT ON `slurm_acct_db`.`user_job_view`' "$T/out" &&
+  grep -q '^GRANT SELECT ON `slurm_acct_db`.`user_step_view`' "$T/out" && ! grep -qF "$password" "$T/out" &&
   cmp -s "$T/before" "$T/after"; then
   ok "--dry-run prints the SQL with <redacted>, never the password, and changes nothing"
 else
   not_ok "--dry-run: exit $rc: $(cat "$T/out" "$T/err")"
 fi
 init_db --web-host 127.0.0.1 --dry-run --drop
-check "--dry-run --drop prints the two DROPs" grep -q '^DROP USER IF EXISTS' "$T/out"
+check "--dry-run --drop prints the three DROPs" \
+  [ "$(grep -c '^DROP VIEW IF EXISTS `slurm_acct_db`.`user_\(job\|step\)_view`;$' "$T/out")/$(grep -c '^DROP USER IF EXISTS' "$T/out")" = 2/1 ]
 
 "$PETRICORE" init-db --cluster itest --web-host 127.0.0.1 --password-file "$T/none" --db-socket "$MDB_SOCKET" \
   >"$T/out" 2>"$T/err"
@@ -250,8 +291,13 @@ init_db --web-host 127.0.0.1 --admin-user petricore_nobody
 one_line_error "admin login refused" 1 "Access denied" $?
 mariadb_root -e "GRANT SELECT ON slurm_acct_db.* TO 'petricore'@'127.0.0.1'"
 init_db --web-host 127.0.0.1
-one_line_error "a grant beyond the view is reported" 1 "holds more than SELECT on slurm_acct_db.user_job_view" $?
+one_line_error "a grant beyond the views is reported" 1 \
+  "holds more than SELECT on slurm_acct_db.user_job_view and slurm_acct_db.user_step_view" $?
 mariadb_root -e "REVOKE SELECT ON slurm_acct_db.* FROM 'petricore'@'127.0.0.1'"
+mariadb_root -e "GRANT SELECT ON slurm_acct_db.itest_step_table TO 'petricore'@'127.0.0.1'"
+init_db --web-host 127.0.0.1
+one_line_error "a grant on the step table is reported" 1 'GRANT SELECT ON `slurm_acct_db`.`itest_step_table`' $?
+mariadb_root -e "REVOKE SELECT ON slurm_acct_db.itest_step_table FROM 'petricore'@'127.0.0.1'"
 
 # This host's name: the server runs with --skip-name-resolve, so an account
 # for a host name can never be the one a login matches.
@@ -263,6 +309,7 @@ init_db --web-host "$(hostname -s)" --drop
 init_db --web-host localhost
 rc=$?
 if [ $rc -eq 0 ] && grep -q "^created user 'petricore'@'localhost'" "$T/out" && ! grep -q 'created view' "$T/out" &&
+  [ "$(grep -c "^granted SELECT on .* to 'petricore'@'localhost'$" "$T/out")" = 2 ] &&
   grep -q "^verified as 'petricore'@'localhost' over mariadb at $MDB_SOCKET" "$T/out"; then
   ok "a second web host (localhost) gets its account and is verified over the socket"
 else
@@ -271,8 +318,10 @@ fi
 init_db --web-host localhost --drop
 rc=$?
 if [ $rc -eq 0 ] && grep -q "^dropped user 'petricore'@'localhost'" "$T/out" &&
-  grep -q "^kept view slurm_acct_db.user_job_view: 'petricore'@'127.0.0.1' still reads it" "$T/out"; then
-  ok "--drop of one web host keeps the view the other still reads"
+  grep -q "^kept view slurm_acct_db.user_job_view: 'petricore'@'127.0.0.1' still reads it" "$T/out" &&
+  grep -q "^kept view slurm_acct_db.user_step_view: 'petricore'@'127.0.0.1' still reads it" "$T/out" &&
+  ! grep -q '^dropped view' "$T/out"; then
+  ok "--drop of one web host keeps the views the other still reads"
 else
   not_ok "--drop localhost: exit $rc: $(cat "$T/out" "$T/err")"
 fi
@@ -280,15 +329,18 @@ init_db --web-host 127.0.0.1 --drop
 rc=$?
 left=$(mariadb_root -N -e "SELECT COUNT(*) FROM mysql.user WHERE User = 'petricore';
   SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'slurm_acct_db'" | tr '\n' ' ')
-if [ $rc -eq 0 ] && grep -q '^dropped view' "$T/out" && grep -q '^dropped user' "$T/out" && [ "$left" = "0 0 " ]; then
-  ok "--drop removes the user and the view"
+if [ $rc -eq 0 ] && grep -qx 'dropped view slurm_acct_db.user_job_view' "$T/out" &&
+  grep -qx 'dropped view slurm_acct_db.user_step_view' "$T/out" && grep -q '^dropped user' "$T/out" &&
+  [ "$left" = "0 0 " ]; then
+  ok "--drop removes the user and the two views"
 else
   not_ok "--drop: exit $rc, users and views left: $left; $(cat "$T/out" "$T/err")"
 fi
 init_db --web-host 127.0.0.1 --drop
 check "a second --drop has nothing to drop" grep -q '^nothing to drop' "$T/out"
-rows=$(mariadb_root -N -e 'SELECT COUNT(*) FROM slurm_acct_db.itest_job_table')
-check "slurmdbd's table is untouched (11 rows)" [ "$rows" = 11 ]
+rows=$(mariadb_root -N -e 'SELECT COUNT(*) FROM slurm_acct_db.itest_job_table;
+  SELECT COUNT(*) FROM slurm_acct_db.itest_step_table' | tr '\n' ' ')
+check "slurmdbd's tables are untouched (11 jobs, 15 steps)" [ "$rows" = "11 15 " ]
 
 # ---- the database goes away: a dependency failure, exit 1, one line naming it ----
 mariadb_stop

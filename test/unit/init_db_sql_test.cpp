@@ -1,5 +1,5 @@
 // init-db's SQL generation and checks ([initdb]), and, hidden ([.][mariadb]),
-// the DB accounting source reading the view init-db made on a real MariaDB:
+// the DB accounting source reading the views init-db made on a real MariaDB:
 // test/integration/mariadb_test.sh runs those with the PETRICORE_TEST_DB_*
 // variables pointing at its server, loaded from
 // test/integration/lib/slurm_acct_db.sql.
@@ -31,17 +31,27 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// What MariaDB 10.11 stores for create_view_sql(names_for("itest", ...)).
+// What MariaDB 10.11 stores for create_view_sql(names_for("itest", ...), View::Job).
 const char* const kServerDefinition =
     "select `j`.`id_job` AS `id_job`,`j`.`id_array_job` AS `id_array_job`,`j`.`id_array_task` AS "
     "`id_array_task`,`j`.`het_job_id` AS `het_job_id`,`j`.`het_job_offset` AS `het_job_offset`,`j`.`id_user` AS "
     "`id_user`,`a`.`user` AS `user_name`,`j`.`account` AS `account`,`j`.`job_name` AS `job_name`,`j`.`partition` "
     "AS `partition`,`j`.`state` AS `state`,`j`.`time_submit` AS `time_submit`,`j`.`time_start` AS "
     "`time_start`,`j`.`time_end` AS `time_end`,`j`.`timelimit` AS `timelimit`,`j`.`nodes_alloc` AS "
-    "`nodes_alloc`,`j`.`nodelist` AS `nodelist`,`j`.`tres_alloc` AS `tres_alloc`,`t`.`id` AS `gpu_tres_id` from "
+    "`nodes_alloc`,`j`.`nodelist` AS `nodelist`,`j`.`tres_alloc` AS `tres_alloc`,`t`.`id` AS "
+    "`gpu_tres_id`,`j`.`job_db_inx` "
+    "AS `job_db_inx`,`j`.`mem_req` AS `mem_req` from "
     "((`slurm_acct_db`.`itest_job_table` `j` left join `slurm_acct_db`.`itest_assoc_table` `a` on(`a`.`id_assoc` "
     "= `j`.`id_assoc`)) left join `slurm_acct_db`.`tres_table` `t` on(`t`.`type` = 'gres' and `t`.`name` = 'gpu' "
     "and `t`.`deleted` = 0)) where `j`.`deleted` = 0";
+
+// ... and for create_view_sql(names_for("itest", ...), View::Step).
+const char* const kServerStepDefinition =
+    "select `s`.`job_db_inx` AS `job_db_inx`,`s`.`id_step` AS `id_step`,`s`.`step_het_comp` AS "
+    "`step_het_comp`,`s`.`task_cnt` AS `task_cnt`,`s`.`tres_alloc` AS `tres_alloc`,`s`.`user_sec` AS "
+    "`user_sec`,`s`.`user_usec` AS `user_usec`,`s`.`sys_sec` AS `sys_sec`,`s`.`sys_usec` AS "
+    "`sys_usec`,`s`.`tres_usage_in_max` AS `tres_usage_in_max` from `slurm_acct_db`.`itest_step_table` `s` where "
+    "`s`.`deleted` = 0";
 
 }  // namespace
 
@@ -69,10 +79,33 @@ TEST_CASE("validate names the first bad option in one line", "[initdb]") {
   view.view = "v;x";
   REQUIRE(validate(view));
   CHECK(contains(*validate(view), "view"));
+  view.view = std::string(60, 'v');  // valid, but its step view's name would be 66 long
+  auto derived = validate(view);
+  REQUIRE(derived);
+  CHECK(*derived == "invalid view '" + view.view + "': the step view's name derived from it, '" + view.view +
+                        "_steps', is longer than 64 characters");
+  view.view = std::string(55, 'v') + "job_view";  // 63: its step view's name is 64 long
+  CHECK_FALSE(validate(view));
+  view.view = std::string(56, 'v') + "job_view";  // 64: its step view's name would be 65
+  CHECK(validate(view));
 }
 
-TEST_CASE("the view: only the columns serve needs, deleted rows out, definer's rights", "[initdb]") {
-  std::string sql = create_view_sql(names_for("realstack", "127.0.0.1"));
+TEST_CASE("the step view's name follows the job view's", "[initdb]") {
+  CHECK(step_view_of("user_job_view") == "user_step_view");
+  CHECK(step_view_of("cluster2_job_view") == "cluster2_step_view");
+  CHECK(step_view_of("job_view") == "step_view");
+  CHECK(step_view_of("jobs") == "jobs_steps");
+  CHECK(step_view_of("job_views") == "job_views_steps");
+  SqlNames n = names_for("realstack", "h");
+  CHECK(n.step_view() == "user_step_view");
+  CHECK(view_name(n, View::Job) == "user_job_view");
+  CHECK(view_name(n, View::Step) == "user_step_view");
+  n.view = "pc_view";
+  CHECK(view_name(n, View::Step) == "pc_view_steps");
+}
+
+TEST_CASE("the job view: only the columns serve needs, deleted rows out, definer's rights", "[initdb]") {
+  std::string sql = create_view_sql(names_for("realstack", "127.0.0.1"), View::Job);
   CHECK(sql.rfind("CREATE OR REPLACE ALGORITHM = MERGE SQL SECURITY DEFINER VIEW `slurm_acct_db`.`user_job_view` AS "
                   "SELECT j.`id_job` AS `id_job`, ",
                   0) == 0);
@@ -84,13 +117,37 @@ TEST_CASE("the view: only the columns serve needs, deleted rows out, definer's r
   CHECK(contains(sql, "a.`user` AS `user_name`"));
   CHECK(contains(sql, "t.`id` AS `gpu_tres_id`"));
   CHECK(contains(sql, "j.`partition` AS `partition`"));  // a reserved word: quoted
+  CHECK(contains(sql, "j.`job_db_inx` AS `job_db_inx`, j.`mem_req` AS `mem_req` FROM "));
   for (const char* secret : {"script_hash_inx", "env_hash_inx", "work_dir", "submit_line", "admin_comment",
                              "derived_es", "id_group", "tres_req"})
     CHECK_FALSE(contains(sql, secret));
-  CHECK(view_column_names() ==
-        std::vector<std::string>{"id_job", "id_array_job", "id_array_task", "het_job_id", "het_job_offset", "id_user",
-                                 "user_name", "account", "job_name", "partition", "state", "time_submit", "time_start",
-                                 "time_end", "timelimit", "nodes_alloc", "nodelist", "tres_alloc", "gpu_tres_id"});
+  CHECK(view_column_names(View::Job) ==
+        std::vector<std::string>{
+            "id_job",    "id_array_job", "id_array_task", "het_job_id", "het_job_offset", "id_user",    "user_name",
+            "account",   "job_name",     "partition",     "state",      "time_submit",    "time_start", "time_end",
+            "timelimit", "nodes_alloc",  "nodelist",      "tres_alloc", "gpu_tres_id",    "job_db_inx", "mem_req"});
+}
+
+TEST_CASE("the step view: plain columns of the step table, no node list or command line", "[initdb]") {
+  std::string sql = create_view_sql(names_for("realstack", "127.0.0.1"), View::Step);
+  CHECK(sql ==
+        "CREATE OR REPLACE ALGORITHM = MERGE SQL SECURITY DEFINER VIEW `slurm_acct_db`.`user_step_view` AS SELECT "
+        "s.`job_db_inx` AS `job_db_inx`, s.`id_step` AS `id_step`, s.`step_het_comp` AS `step_het_comp`, "
+        "s.`task_cnt` AS `task_cnt`, s.`tres_alloc` AS `tres_alloc`, s.`user_sec` AS `user_sec`, s.`user_usec` AS "
+        "`user_usec`, s.`sys_sec` AS `sys_sec`, s.`sys_usec` AS `sys_usec`, s.`tres_usage_in_max` AS "
+        "`tres_usage_in_max` FROM `slurm_acct_db`.`realstack_step_table` AS s WHERE s.`deleted` = 0");
+  for (const char* secret : {"submit_line", "nodelist", "step_name", "container", "JOIN"})
+    CHECK_FALSE(contains(sql, secret));
+  CHECK(view_column_names(View::Step) == std::vector<std::string>{"job_db_inx", "id_step", "step_het_comp", "task_cnt",
+                                                                  "tres_alloc", "user_sec", "user_usec", "sys_sec",
+                                                                  "sys_usec", "tres_usage_in_max"});
+  SqlNames other = names_for("Other_2", "h");
+  other.database = "acct";
+  other.view = "pc_job_view";
+  CHECK(contains(create_view_sql(other, View::Step),
+                 " VIEW `acct`.`pc_step_view` AS SELECT s.`job_db_inx` AS `job_db_inx`, "));
+  CHECK(contains(create_view_sql(other, View::Step), " FROM `acct`.`Other_2_step_table` AS s WHERE "));
+  CHECK(step_table(other) == "`acct`.`Other_2_step_table`");
 }
 
 TEST_CASE("user, grant and drop statements", "[initdb]") {
@@ -100,9 +157,12 @@ TEST_CASE("user, grant and drop statements", "[initdb]") {
         "CREATE USER IF NOT EXISTS 'petricore'@'login1.int.kappa' IDENTIFIED BY PASSWORD '" + hash + "'");
   CHECK(alter_user_password_sql(n, hash) ==
         "ALTER USER 'petricore'@'login1.int.kappa' IDENTIFIED BY PASSWORD '" + hash + "'");
-  CHECK(grant_sql(n) == "GRANT SELECT ON `slurm_acct_db`.`user_job_view` TO 'petricore'@'login1.int.kappa'");
+  CHECK(grant_sql(n, View::Job) == "GRANT SELECT ON `slurm_acct_db`.`user_job_view` TO 'petricore'@'login1.int.kappa'");
+  CHECK(grant_sql(n, View::Step) ==
+        "GRANT SELECT ON `slurm_acct_db`.`user_step_view` TO 'petricore'@'login1.int.kappa'");
   CHECK(show_grants_sql(n) == "SHOW GRANTS FOR 'petricore'@'login1.int.kappa'");
-  CHECK(drop_view_sql(n) == "DROP VIEW IF EXISTS `slurm_acct_db`.`user_job_view`");
+  CHECK(drop_view_sql(n, View::Job) == "DROP VIEW IF EXISTS `slurm_acct_db`.`user_job_view`");
+  CHECK(drop_view_sql(n, View::Step) == "DROP VIEW IF EXISTS `slurm_acct_db`.`user_step_view`");
   CHECK(drop_user_sql(n) == "DROP USER IF EXISTS 'petricore'@'login1.int.kappa'");
   CHECK(job_table(n) == "`slurm_acct_db`.`realstack_job_table`");
 }
@@ -119,54 +179,103 @@ TEST_CASE("a password hash is checked before it goes into a statement", "[initdb
 TEST_CASE("dry run: the statements in order, the password as <redacted>", "[initdb]") {
   SqlNames n = names_for("realstack", "127.0.0.1");
   auto create = dry_run_script(n, false);
-  REQUIRE(create.size() == 3);
+  REQUIRE(create.size() == 5);
   CHECK(create[0] == "CREATE USER IF NOT EXISTS 'petricore'@'127.0.0.1' IDENTIFIED BY '<redacted>';");
-  CHECK(create[1] == create_view_sql(n) + ";");
-  CHECK(create[2] == grant_sql(n) + ";");
+  CHECK(create[1] == create_view_sql(n, View::Job) + ";");
+  CHECK(create[2] == create_view_sql(n, View::Step) + ";");
+  CHECK(create[3] == grant_sql(n, View::Job) + ";");
+  CHECK(create[4] == grant_sql(n, View::Step) + ";");
   auto drop = dry_run_script(n, true);
-  CHECK(drop == std::vector<std::string>{drop_view_sql(n) + ";", drop_user_sql(n) + ";"});
+  CHECK(drop == std::vector<std::string>{drop_view_sql(n, View::Job) + ";", drop_view_sql(n, View::Step) + ";",
+                                         drop_user_sql(n) + ";"});
 }
 
-TEST_CASE("SHOW GRANTS: exactly USAGE plus SELECT on the view", "[initdb]") {
+TEST_CASE("SHOW GRANTS: exactly USAGE plus SELECT on the two views", "[initdb]") {
   SqlNames n = names_for("itest", "127.0.0.1");
   const std::string usage =
       "GRANT USAGE ON *.* TO `petricore`@`127.0.0.1` IDENTIFIED BY PASSWORD "
       "'*B69027D44F6E5EDC07F1AEAD1477967B16F28227'";
   const std::string select = "GRANT SELECT ON `slurm_acct_db`.`user_job_view` TO `petricore`@`127.0.0.1`";
-  CHECK_FALSE(check_grants(n, {usage, select}));
-  CHECK(has_view_grant(n, {usage, select}));
-  CHECK_FALSE(has_view_grant(n, {usage}));
+  const std::string steps = "GRANT SELECT ON `slurm_acct_db`.`user_step_view` TO `petricore`@`127.0.0.1`";
+  CHECK_FALSE(check_grants(n, {usage, select, steps}));
+  CHECK_FALSE(check_grants(n, {usage, steps, select}));
+  CHECK(has_view_grant(n, View::Job, {usage, select}));
+  CHECK_FALSE(has_view_grant(n, View::Step, {usage, select}));
+  CHECK(has_view_grant(n, View::Step, {usage, steps}));
+  CHECK_FALSE(has_view_grant(n, View::Job, {usage, steps}));
+  CHECK_FALSE(has_view_grant(n, View::Job, {usage}));
   // MariaDB 10.3 quoted accounts with single quotes.
   CHECK_FALSE(check_grants(n, {"GRANT USAGE ON *.* TO 'petricore'@'127.0.0.1'",
-                               "GRANT SELECT ON `slurm_acct_db`.`user_job_view` TO 'petricore'@'127.0.0.1'"}));
+                               "GRANT SELECT ON `slurm_acct_db`.`user_job_view` TO 'petricore'@'127.0.0.1'",
+                               "GRANT SELECT ON `slurm_acct_db`.`user_step_view` TO 'petricore'@'127.0.0.1'"}));
 
   auto lacking = check_grants(n, {usage});
   REQUIRE(lacking);
   CHECK(*lacking == "'petricore'@'127.0.0.1' lacks SELECT on slurm_acct_db.user_job_view");
-  auto database = check_grants(n, {usage, select, "GRANT SELECT ON `slurm_acct_db`.* TO `petricore`@`127.0.0.1`"});
+  auto lacking_steps = check_grants(n, {usage, select});
+  REQUIRE(lacking_steps);
+  CHECK(*lacking_steps == "'petricore'@'127.0.0.1' lacks SELECT on slurm_acct_db.user_step_view");
+  auto database =
+      check_grants(n, {usage, select, steps, "GRANT SELECT ON `slurm_acct_db`.* TO `petricore`@`127.0.0.1`"});
   REQUIRE(database);
   CHECK(*database ==
-        "'petricore'@'127.0.0.1' holds more than SELECT on slurm_acct_db.user_job_view: GRANT SELECT ON "
-        "`slurm_acct_db`.* TO `petricore`@`127.0.0.1`");
-  CHECK(check_grants(n, {usage + " WITH GRANT OPTION", select}));
-  CHECK(check_grants(n, {usage, "GRANT SELECT, INSERT ON `slurm_acct_db`.`user_job_view` TO `petricore`@`127.0.0.1`"}));
-  CHECK(has_view_grant(n, {"GRANT SELECT, INSERT ON `slurm_acct_db`.`user_job_view` TO `petricore`@`127.0.0.1`"}));
-  CHECK(check_grants(n, {usage, select, "GRANT `admin_role` TO `petricore`@`127.0.0.1`"}));
-  auto super = check_grants(n, {"GRANT SUPER ON *.* TO `petricore`@`127.0.0.1` IDENTIFIED BY PASSWORD '*AB'", select});
+        "'petricore'@'127.0.0.1' holds more than SELECT on slurm_acct_db.user_job_view and "
+        "slurm_acct_db.user_step_view: GRANT SELECT ON `slurm_acct_db`.* TO `petricore`@`127.0.0.1`");
+  auto table = check_grants(
+      n, {usage, select, steps, "GRANT SELECT ON `slurm_acct_db`.`itest_step_table` TO `petricore`@`127.0.0.1`"});
+  REQUIRE(table);
+  CHECK(contains(*table, ": GRANT SELECT ON `slurm_acct_db`.`itest_step_table`"));
+  CHECK(check_grants(n, {usage + " WITH GRANT OPTION", select, steps}));
+  CHECK(check_grants(n, {usage, select, steps + " WITH GRANT OPTION"}));
+  CHECK(check_grants(
+      n, {usage, select, "GRANT SELECT, INSERT ON `slurm_acct_db`.`user_step_view` TO `petricore`@`127.0.0.1`"}));
+  CHECK(check_grants(
+      n, {usage, steps, "GRANT SELECT, INSERT ON `slurm_acct_db`.`user_job_view` TO `petricore`@`127.0.0.1`"}));
+  CHECK(has_view_grant(n, View::Job,
+                       {"GRANT SELECT, INSERT ON `slurm_acct_db`.`user_job_view` TO `petricore`@`127.0.0.1`"}));
+  CHECK(has_view_grant(n, View::Step,
+                       {"GRANT ALL PRIVILEGES ON `slurm_acct_db`.`user_step_view` TO `petricore`@`127.0.0.1`"}));
+  CHECK(check_grants(n, {usage, select, steps, "GRANT `admin_role` TO `petricore`@`127.0.0.1`"}));
+  auto super =
+      check_grants(n, {"GRANT SUPER ON *.* TO `petricore`@`127.0.0.1` IDENTIFIED BY PASSWORD '*AB'", select, steps});
   REQUIRE(super);
   CHECK_FALSE(contains(*super, "PASSWORD"));  // the hash stays out of messages
+  // Another view name moves the step view with it.
+  n.view = "pc_job_view";
+  CHECK_FALSE(check_grants(n, {usage, "GRANT SELECT ON `slurm_acct_db`.`pc_job_view` TO `petricore`@`127.0.0.1`",
+                               "GRANT SELECT ON `slurm_acct_db`.`pc_step_view` TO `petricore`@`127.0.0.1`"}));
+  CHECK(check_grants(n, {usage, "GRANT SELECT ON `slurm_acct_db`.`pc_job_view` TO `petricore`@`127.0.0.1`", steps}));
 }
 
 TEST_CASE("an existing view is current only with our columns, table and security", "[initdb]") {
   SqlNames n = names_for("itest", "127.0.0.1");
-  CHECK(view_is_current(n, view_column_names(), "DEFINER", kServerDefinition));
-  CHECK_FALSE(view_is_current(n, view_column_names(), "INVOKER", kServerDefinition));
-  CHECK_FALSE(view_is_current(names_for("other", "127.0.0.1"), view_column_names(), "DEFINER", kServerDefinition));
+  CHECK(view_is_current(n, View::Job, view_column_names(View::Job), "DEFINER", kServerDefinition));
+  CHECK_FALSE(view_is_current(n, View::Job, view_column_names(View::Job), "INVOKER", kServerDefinition));
+  CHECK_FALSE(view_is_current(names_for("other", "127.0.0.1"), View::Job, view_column_names(View::Job), "DEFINER",
+                              kServerDefinition));
   std::vector<std::string> older{"id_user", "id_job", "job_name"};  // the 2020 original's view
-  CHECK_FALSE(view_is_current(n, older, "DEFINER", kServerDefinition));
+  CHECK_FALSE(view_is_current(n, View::Job, older, "DEFINER", kServerDefinition));
+  // The view of the version before the step view: no job_db_inx, no mem_req.
+  std::vector<std::string> before_steps = view_column_names(View::Job);
+  before_steps.resize(before_steps.size() - 2);
+  CHECK_FALSE(view_is_current(n, View::Job, before_steps, "DEFINER", kServerDefinition));
   std::string with_deleted = kServerDefinition;
   with_deleted.erase(with_deleted.find(" where"));
-  CHECK_FALSE(view_is_current(n, view_column_names(), "DEFINER", with_deleted));
+  CHECK_FALSE(view_is_current(n, View::Job, view_column_names(View::Job), "DEFINER", with_deleted));
+
+  CHECK(view_is_current(n, View::Step, view_column_names(View::Step), "DEFINER", kServerStepDefinition));
+  CHECK_FALSE(view_is_current(n, View::Step, view_column_names(View::Step), "INVOKER", kServerStepDefinition));
+  CHECK_FALSE(view_is_current(names_for("other", "127.0.0.1"), View::Step, view_column_names(View::Step), "DEFINER",
+                              kServerStepDefinition));
+  std::vector<std::string> fewer = view_column_names(View::Step);
+  fewer.pop_back();
+  CHECK_FALSE(view_is_current(n, View::Step, fewer, "DEFINER", kServerStepDefinition));
+  std::string steps_with_deleted = kServerStepDefinition;
+  steps_with_deleted.erase(steps_with_deleted.find(" where"));
+  CHECK_FALSE(view_is_current(n, View::Step, view_column_names(View::Step), "DEFINER", steps_with_deleted));
+  // Each view judged against the other's definition.
+  CHECK_FALSE(view_is_current(n, View::Step, view_column_names(View::Step), "DEFINER", kServerDefinition));
+  CHECK_FALSE(view_is_current(n, View::Job, view_column_names(View::Job), "DEFINER", kServerStepDefinition));
 }
 
 // ---- against a real server (hidden: run by test/integration/mariadb_test.sh) ----
@@ -223,6 +332,11 @@ TEST_CASE("DB source reads jobs from the view on a real MariaDB", "[.][mariadb]"
   CHECK(oom->billing == 1);
   CHECK(oom->alloc_gpus == 0);
   CHECK(oom->node_list == "vm");
+  CHECK(oom->mem_per_cpu == false);             // --mem
+  CHECK(oom->total_cpu_seconds == Approx(10));  // its batch step alone
+  CHECK(oom->max_rss_mb == Approx(64));
+  CHECK_FALSE(oom->tasks);  // no srun step: the layout is unknown
+  CHECK_FALSE(oom->cpus_per_task);
 
   auto running = source->job(*parse_job_id("102"));
   REQUIRE(running.ok());
@@ -234,6 +348,10 @@ TEST_CASE("DB source reads jobs from the view on a real MariaDB", "[.][mariadb]"
   CHECK(running->alloc_nodes == 2);
   CHECK(running->node_list == "node[01-02]");
   CHECK(running->alloc_mem_mb == Approx(4096));
+  CHECK(running->tasks == 4);  // its srun step, still running
+  CHECK(running->cpus_per_task == 1);
+  CHECK(running->total_cpu_seconds == Approx(0));
+  CHECK_FALSE(running->max_rss_mb);  // no step has measured memory yet
 
   auto pending = source->job(*parse_job_id("304"));
   REQUIRE(pending.ok());
@@ -241,17 +359,31 @@ TEST_CASE("DB source reads jobs from the view on a real MariaDB", "[.][mariadb]"
   CHECK_FALSE(pending->start);
   CHECK(pending->node_list.empty());
   CHECK(pending->alloc_cpus == 0);
+  CHECK(pending->mem_per_cpu == false);
+  CHECK_FALSE(pending->total_cpu_seconds);  // no steps
+  CHECK_FALSE(pending->max_rss_mb);
+  CHECK_FALSE(pending->tasks);
+  CHECK_FALSE(pending->cpus_per_task);
 
   auto gpu = source->job(*parse_job_id("202"));
   REQUIRE(gpu.ok());
   CHECK(gpu->alloc_gpus == 2);  // TRES 1001 = gres/gpu in tres_table
   CHECK(gpu->alloc_cpus == 8);
   CHECK(gpu->billing == 10);
+  CHECK(gpu->mem_per_cpu == false);
+  CHECK(gpu->tasks == 4);  // the first step with the most tasks: 4 tasks on 8 CPUs
+  CHECK(gpu->cpus_per_task == 2);
+  CHECK(gpu->total_cpu_seconds == Approx(3532.751));
+  CHECK(gpu->max_rss_mb == Approx(8192));
 
   auto task = source->job(*parse_job_id("210_3"));
   REQUIRE(task.ok());
   CHECK(task->job_id == "210_3");
   CHECK(task->raw_id == "213");
+  CHECK(task->mem_per_cpu == true);  // --mem-per-cpu=100M
+  CHECK(task->total_cpu_seconds == Approx(52.501));
+  CHECK(task->max_rss_mb == Approx(100));
+  CHECK_FALSE(task->tasks);
   auto by_raw = source->job(*parse_job_id("213"));
   REQUIRE(by_raw.ok());
   CHECK(by_raw->job_id == "210_3");
@@ -260,9 +392,25 @@ TEST_CASE("DB source reads jobs from the view on a real MariaDB", "[.][mariadb]"
   REQUIRE(het.ok());
   CHECK(het->raw_id == "231");
   CHECK(het->alloc_cpus == 2);
+  CHECK(het->mem_per_cpu == true);  // mem_req holds the flag alone
+  CHECK(het->tasks == 1);           // -n 1 -c 2
+  CHECK(het->cpus_per_task == 2);
+  CHECK(het->total_cpu_seconds == Approx(195.03));
+  CHECK(het->max_rss_mb == Approx(50));
   auto leader = source->job(*parse_job_id("230"));
   REQUIRE(leader.ok());
   CHECK(leader->job_id == "230+0");
+  CHECK_FALSE(leader->total_cpu_seconds);  // its steps are not its component's
+
+  // A job as a real Slurm 22.05 recorded it: -n 2 -c 1 --mem-per-cpu, srun.
+  auto root = source->job(*parse_job_id("101"));
+  REQUIRE(root.ok());
+  CHECK(root->mem_per_cpu == true);
+  CHECK(root->alloc_mem_mb == Approx(256));
+  CHECK(root->tasks == 2);  // not the deleted 8-task step
+  CHECK(root->cpus_per_task == 1);
+  CHECK(root->total_cpu_seconds == Approx(5.949046).epsilon(1e-9));  // sacct: TotalCPU 00:05.949
+  CHECK(root->max_rss_mb == Approx(4079616.0 / 1048576));            // sacct: MaxRSS 3984K (batch)
 
   CHECK(source->job(*parse_job_id("304")).ok());
   for (const char* unknown : {"999", "103", "210_9", "230+5"}) {  // 103 is marked deleted
@@ -280,6 +428,15 @@ TEST_CASE("DB source lists a user's jobs newest first", "[.][mariadb]") {
   std::vector<std::string> ids;
   for (const auto& j : *alice) ids.push_back(j.job_id);
   CHECK(ids == std::vector<std::string>{"230+1", "230+0", "202", "210_3", "201"});
+  std::vector<bool> per_cpu;
+  for (const auto& j : *alice) {
+    per_cpu.push_back(j.mem_per_cpu.value_or(false));
+    CHECK_FALSE(j.total_cpu_seconds);  // the list reads no steps
+    CHECK_FALSE(j.max_rss_mb);
+    CHECK_FALSE(j.tasks);
+    CHECK(j.mem_per_cpu.has_value());
+  }
+  CHECK(per_cpu == std::vector<bool>{true, false, false, true, false});
   auto two = source->jobs_of_user("pcalice", 2);
   REQUIRE(two.ok());
   CHECK(two->size() == 2);

@@ -323,11 +323,12 @@ TEST_CASE("sacct times: epoch seconds, local ISO time, Unknown", "[sacct]") {
 
 TEST_CASE("sacct command lines: fixed format, no shell words, the user's window", "[sacct]") {
   auto job = sacct_job_args("/usr/bin/sacct", *parse_job_id("123_4"));
-  CHECK(job == std::vector<std::string>{"/usr/bin/sacct", "--parsable2", "--noheader",
-                                        "--format=JobID,JobIDRaw,User,UID,Account,Partition,State,Submit,Start,End,"
-                                        "TimelimitRaw,AllocCPUS,AllocTRES,ReqMem,NNodes,NodeList,TotalCPU,MaxRSS,"
-                                        "JobName",
-                                        "--jobs=123_4"});
+  CHECK(job ==
+        std::vector<std::string>{"/usr/bin/sacct", "--parsable2", "--noheader",
+                                 "--format=JobID,JobIDRaw,User,UID,Account,Partition,State,Submit,Start,End,"
+                                 "TimelimitRaw,AllocCPUS,AllocTRES,ReqMem,NNodes,NodeList,TotalCPU,MaxRSS,NTasks,"
+                                 "JobName",
+                                 "--jobs=123_4"});
   UtcTimeZone utc;
   auto user = sacct_user_args("sacct", "alice", 1795975755);
   REQUIRE(user.size() == 8);
@@ -534,4 +535,30 @@ TEST_CASE("accounting factory: bad options are std::invalid_argument in one line
   options.db.password_file = "/etc/hostname";
   options.db.view = "user_job_view; DROP TABLE x";
   CHECK_THROWS_WITH(source_name(options), Catch::Contains("is not a plain identifier"));
+}
+
+TEST_CASE("the task layout comes from the numbered step with the most tasks", "[sacct]") {
+  auto records = parse_fixture("real-layouts.txt");
+  JobRecord tasks2 = pick(records, "6930000");
+  CHECK(tasks2.tasks == 2);
+  CHECK(tasks2.cpus_per_task == 1);
+  // sacct prints the total since 21.08: it cannot tell --mem-per-cpu from --mem.
+  CHECK_FALSE(tasks2.mem_per_cpu);
+  CHECK(tasks2.alloc_mem_mb == Approx(200));
+  JobRecord cpt2 = pick(records, "6930002");
+  CHECK(cpt2.tasks == 1);
+  CHECK(cpt2.cpus_per_task == 2);
+  // The batch and extern steps (one task each) do not tell -n from -c.
+  JobRecord batch_only = pick(records, "6930001");
+  CHECK_FALSE(batch_only.tasks);
+  CHECK_FALSE(batch_only.cpus_per_task);
+  CHECK(batch_only.total_cpu_seconds == Approx(2.991));
+}
+
+TEST_CASE("the old per-node and per-CPU ReqMem suffixes tell the request's form", "[sacct]") {
+  auto records = parse_fixture("user-allocations.txt");
+  bool saw_per_node = false;
+  for (const auto& r : records)
+    if (r.mem_per_cpu && !*r.mem_per_cpu) saw_per_node = true;  // "4000Mn"
+  CHECK(saw_per_node);
 }
