@@ -102,6 +102,7 @@ void add_shared_sections(CLI::App& app, SharedSections& s) {
   s.prometheus->add_option("--url", o.prometheus.url);
   s.prometheus->add_option("--timeout", o.prometheus.timeout_seconds);
   s.prometheus->add_option("--step", o.analyzer.min_step_seconds);
+  s.prometheus->add_option("--after-end", o.analyzer.after_end_seconds);
 
   s.accounting = app.add_subcommand("accounting", "")->group("");
   s.accounting->add_option("--source", o.accounting.source);
@@ -138,11 +139,13 @@ void add_shared_sections(CLI::App& app, SharedSections& s) {
   s.rules->add_option("--serial-high", t.serial_high);
   s.rules->add_option("--memory-overallocated-ratio", t.memory_overallocated_ratio);
   s.rules->add_option("--memory-request-factor", t.memory_request_factor);
+  s.rules->add_option("--memory-request-min-mb", t.memory_request_min_mb);
   s.rules->add_option("--memory-near-limit-ratio", t.memory_near_limit_ratio);
   s.rules->add_option("--scratch-min-io-mb", t.scratch_min_io_mb);
   s.rules->add_option("--small-io-mb-per-file", t.small_io_mb_per_file);
   s.rules->add_option("--small-io-min-files", t.small_io_min_files);
   s.rules->add_option("--threads-per-cpu", t.threads_per_cpu);
+  s.rules->add_option("--threads-ignore", t.threads_ignore);
   s.rules->add_option("--time-critical-ratio", t.time_critical_ratio);
   s.rules->add_option("--time-warning-ratio", t.time_warning_ratio);
   s.rules->add_option("--gpu-utilization-metric", o.analyzer.gpu_utilization_metric);

@@ -56,17 +56,23 @@ std::string alternatives(const Strings& values) {
 
 }  // namespace
 
-// Steps end exactly at the job's end, where the last sample (which holds the
-// final value of every cumulative metric: CPU time, bytes) is still visible:
-// the collector drops a job's series only at its first pass after the end,
-// so Prometheus's staleness marker comes later.
-QueryWindow query_window(double job_start, std::optional<double> job_end, double now, double min_step) {
+// Steps end `after_end` past the job's end: the collector publishes a job's
+// final readings when it sees the job end (within a second) and keeps them
+// exported a while, so they are scraped at or shortly after the end.
+// summarize() keeps one sample per series from past the end: the final one.
+QueryWindow query_window(double job_start, std::optional<double> job_end, double now, double min_step,
+                         double after_end) {
   QueryWindow w;
-  w.end = job_end ? *job_end : now;
-  const double begin = std::min(job_start, w.end);
+  w.end = job_end ? std::max(*job_end, std::min(*job_end + after_end, now)) : now;
+  const double begin = std::min(job_start, job_end ? *job_end : w.end);
   w.step = std::max(min_step, std::ceil((w.end - begin) / kMaxSteps));
   w.start = w.end - std::ceil((w.end - begin) / w.step) * w.step;
   return w;
+}
+
+double after_end_seconds(const AnalyzerOptions& options) {
+  if (options.after_end_seconds >= 0) return options.after_end_seconds;
+  return std::max(30.0, 2 * options.min_step_seconds);
 }
 
 namespace {
@@ -134,6 +140,11 @@ JobAnalyzer::JobAnalyzer(sources::AccountingSource& accounting, sources::Prometh
     given << options_.min_step_seconds;
     throw std::invalid_argument("[prometheus] step must be between 1 and 3600 seconds, not " + given.str());
   }
+  if (!(options_.after_end_seconds <= 3600) || std::isnan(options_.after_end_seconds)) {
+    std::ostringstream given;
+    given << options_.after_end_seconds;
+    throw std::invalid_argument("[prometheus] after_end must be between 0 and 3600 seconds, not " + given.str());
+  }
 }
 
 Result<JobReport> JobAnalyzer::analyze(const JobId& id) {
@@ -152,11 +163,13 @@ Result<JobReport> JobAnalyzer::analyze(const JobId& id) {
     // slurm_job="" would select every jobs_* series without the label.
     return unavailable("accounting source " + accounting_.name() + " gave no numeric job id for job " + id.text());
   }
+  const double now = now_seconds();
+  const double after_end = after_end_seconds(options_);
   if (record->start) {  // a pending job has no series yet
     const QueryWindow w =
         query_window(static_cast<double>(*record->start),
-                     record->end ? std::optional<double>(static_cast<double>(*record->end)) : std::nullopt,
-                     now_seconds(), options_.min_step_seconds);
+                     record->end ? std::optional<double>(static_cast<double>(*record->end)) : std::nullopt, now,
+                     options_.min_step_seconds, after_end);
     const std::string job_match = "slurm_job=" + sources::promql_string(record->raw_id);
     auto all = prometheus_.query_range("{__name__=~\"jobs_.+\"," + job_match + "}", w.start, w.end, w.step);
     if (!all) return all.error();
@@ -174,6 +187,7 @@ Result<JobReport> JobAnalyzer::analyze(const JobId& id) {
   }
 
   JobReport report;
+  report.settled = record->end && now >= static_cast<double>(*record->end) + after_end;
   report.usage = summarize(std::move(record.value()), std::move(by_metric), std::move(gpu_utilization));
   report.thresholds = options_.thresholds;
   report.findings = evaluate_rules(report.usage, options_.thresholds);

@@ -28,6 +28,10 @@ struct JobReport {
   // draw and print the same levels (the JSON's lowest_expected_usage, the
   // charts' dashed line).
   RuleThresholds thresholds;
+  // True once no later sample can change the report: the job ended more than
+  // the query's after-end stretch before it was analysed (a cache may keep
+  // it for good).
+  bool settled = false;
 };
 
 struct AnalyzerOptions {
@@ -36,6 +40,11 @@ struct AnalyzerOptions {
   // interval, since a finer step only repeats samples. Jobs longer than
   // 10,000 steps get a coarser one.
   double min_step_seconds = 15;
+  // How far past a job's end the range query reads ([prometheus] after_end),
+  // to catch the final sample the collector publishes when it sees the job
+  // end, scraped up to one scrape interval later. Negative: the default,
+  // 2 x min_step_seconds and at least 30 s.
+  double after_end_seconds = -1;
   // GPU utilisation series: metric name and the labels that carry the node
   // and the GPU index (the original's nvidia exporter; DCGM also accepted).
   std::string gpu_utilization_metric = "utilization_gpu";
@@ -43,20 +52,26 @@ struct AnalyzerOptions {
   std::string gpu_index_label = "gpu";
 };
 
-// The range-query window of a job: steps end exactly at its end (or `now`
-// while it runs) and the first lies at or before its start; step is
+// The range-query window of a job: steps end exactly `after_end` seconds
+// past its end (not later than `now`, not before the end), or at `now`
+// while it runs, and the first lies at or before its start; step is
 // min_step, or coarser so that the window has at most 10,000 steps.
 struct QueryWindow {
   double start = 0;
   double end = 0;
   double step = 0;
 };
-QueryWindow query_window(double job_start, std::optional<double> job_end, double now, double min_step);
+QueryWindow query_window(double job_start, std::optional<double> job_end, double now, double min_step,
+                         double after_end = 0);
+
+// The after-end stretch `options` asks for (its default resolved).
+double after_end_seconds(const AnalyzerOptions& options);
 
 class JobAnalyzer {
  public:
   // Throws std::invalid_argument, naming the setting, for a GPU label that is
-  // not a Prometheus label name or a step outside 1..3600 s.
+  // not a Prometheus label name, a step outside 1..3600 s or an after_end
+  // above 3600 s.
   JobAnalyzer(sources::AccountingSource& accounting, sources::PrometheusClient& prometheus, AnalyzerOptions options);
   // NotFound for an unknown job; Unavailable when a source failed.
   Result<JobReport> analyze(const JobId& id);

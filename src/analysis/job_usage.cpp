@@ -143,21 +143,60 @@ int count_cores_used(const std::vector<CoreTime>& cores) {
       cores.begin(), cores.end(), [&](const CoreTime& core) { return core.seconds >= kCoreUsedShareOfMean * mean; }));
 }
 
+// Each node's largest value of `series` and the instant it was sampled at.
+struct NodePeak {
+  double value = 0;
+  std::int64_t instant = 0;
+};
+std::map<std::string, NodePeak> peaks_per_node(const std::vector<Series>& series) {
+  std::map<std::string, NodePeak> peaks;
+  for (const Series& s : series) {
+    for (const Sample& sample : s.samples) {
+      if (!std::isfinite(sample.value)) continue;
+      auto [it, inserted] = peaks.emplace(s.label("instance"), NodePeak{sample.value, instant_of(sample.time)});
+      if (!inserted && sample.value > it->second.value) it->second = {sample.value, instant_of(sample.time)};
+    }
+  }
+  return peaks;
+}
+
+// The value of a node's series at one instant of the range query, if sampled.
+std::optional<double> value_at(const std::vector<Series>& series, const std::string& node, std::int64_t instant) {
+  for (const Series& s : series) {
+    if (s.label("instance") != node) continue;
+    for (const Sample& sample : s.samples)
+      if (instant_of(sample.time) == instant && std::isfinite(sample.value)) return sample.value;
+  }
+  return std::nullopt;
+}
+
+void add_to(std::optional<double>& sum, const std::optional<double>& value) {
+  if (value) sum = sum.value_or(0) + *value;
+}
+
+// The breakdown metrics at each node's resident peak, summed over nodes.
+MemoryBreakdown breakdown_at(const std::map<std::string, std::vector<Series>>& all,
+                             const std::map<std::string, NodePeak>& resident_peaks) {
+  MemoryBreakdown parts;
+  const std::pair<const char*, std::optional<double> MemoryBreakdown::*> metrics[] = {
+      {"jobs_memory_anon_mb", &MemoryBreakdown::anon}, {"jobs_memory_shmem_mb", &MemoryBreakdown::shmem},
+      {"jobs_memory_file_mb", &MemoryBreakdown::file}, {"jobs_memory_kernel_mb", &MemoryBreakdown::kernel},
+      {"jobs_memory_swap_mb", &MemoryBreakdown::swap},
+  };
+  for (const auto& [name, member] : metrics) {
+    const std::vector<Series>& series = series_of(all, name);
+    for (const auto& [node, peak] : resident_peaks) add_to(parts.*member, value_at(series, node, peak.instant));
+  }
+  return parts;
+}
+
 // Σ over nodes of each node's peak: the cgroup's own high-water mark where the
 // collector exported one, else the highest resident memory sampled.
-std::optional<double> memory_peak(const std::vector<Series>& peak_series, const std::vector<Series>& rss_series) {
-  auto per_node_max = [](const std::vector<Series>& series) {
-    std::map<std::string, double> maxima;
-    for (const Series& s : series) {
-      auto peak = max_sample(s);
-      if (!peak) continue;
-      auto [it, inserted] = maxima.emplace(s.label("instance"), *peak);
-      if (!inserted) it->second = std::max(it->second, *peak);
-    }
-    return maxima;
-  };
-  auto node_peaks = per_node_max(peak_series);
-  for (const auto& [node, rss] : per_node_max(rss_series)) node_peaks.emplace(node, rss);  // only where no peak
+std::optional<double> memory_peak(const std::vector<Series>& peak_series,
+                                  const std::map<std::string, NodePeak>& resident_peaks) {
+  std::map<std::string, double> node_peaks;
+  for (const auto& [node, peak] : peaks_per_node(peak_series)) node_peaks[node] = peak.value;
+  for (const auto& [node, resident] : resident_peaks) node_peaks.emplace(node, resident.value);  // only where no peak
   if (node_peaks.empty()) return std::nullopt;
   double sum = 0;
   for (const auto& [node, peak] : node_peaks) sum += peak;
@@ -209,6 +248,32 @@ std::optional<std::int64_t> runtime_of(const JobRecord& job, const std::map<std:
   return std::max<std::int64_t>(0, static_cast<std::int64_t>(*latest) - *job.start);
 }
 
+// After a job's end a series holds its final reading, published by the
+// collector when it saw the end and scraped a little later, then repeats
+// of it while it lingers: only the last of them stays.
+void keep_one_sample_after(std::map<std::string, std::vector<Series>>& series, double end) {
+  for (auto& [name, of_metric] : series) {
+    for (Series& s : of_metric) {
+      auto after = std::upper_bound(s.samples.begin(), s.samples.end(), end,
+                                    [](double t, const Sample& sample) { return t < sample.time; });
+      if (after == s.samples.end()) continue;
+      Sample last = s.samples.back();
+      s.samples.erase(after, s.samples.end());
+      s.samples.push_back(last);
+    }
+  }
+}
+
+// Why nothing is known about the job's use: one sentence.
+std::string no_usage_reason(const JobRecord& job) {
+  if (!job.start) return "The job has not started: there is nothing to measure yet.";
+  if (!job.end)
+    return "No samples yet: petricore collect has not reported the job (it has just started, or the collector is "
+           "not running on its nodes).";
+  return "No samples were recorded (a job shorter than the collector's interval, or no collector on its nodes), and "
+         "the accounting record has neither TotalCPU nor MaxRSS.";
+}
+
 }  // namespace
 
 JobUsage summarize(JobRecord job, std::map<std::string, std::vector<Series>> series,
@@ -218,21 +283,44 @@ JobUsage summarize(JobRecord job, std::map<std::string, std::vector<Series>> ser
         std::any_of(it->second.begin(), it->second.end(), [](const Series& s) { return !s.samples.empty(); });
     it = has_sample ? std::next(it) : series.erase(it);
   }
+  if (job.end) keep_one_sample_after(series, static_cast<double>(*job.end));
 
   JobUsage usage;
   usage.runtime_seconds = runtime_of(job, series);
   usage.job = std::move(job);
+  const JobRecord& record = usage.job;
 
-  auto cpu_percent = sum_per_instant(pointers_to(series_of(series, "jobs_cpu_percent")));
-  usage.cpu_avg_percent = mean_of(cpu_percent);
-  usage.cpu_max_percent = max_of(cpu_percent);
   usage.cpu_time_total = sum_of_last_per_node(series_of(series, "jobs_cpu_time_total"));
+  if (!usage.cpu_time_total && record.finished() && record.total_cpu_seconds) {
+    usage.cpu_time_total = record.total_cpu_seconds;
+    usage.cpu_time_source = FigureSource::Accounting;
+  }
+  if (usage.cpu_time_total && usage.runtime_seconds && *usage.runtime_seconds > 0)
+    usage.cpu_avg_percent = 100 * *usage.cpu_time_total / static_cast<double>(*usage.runtime_seconds);
+  usage.cpu_max_percent = max_of(sum_per_instant(pointers_to(series_of(series, "jobs_cpu_percent"))));
+  // The fastest stretch ran at least as fast as the job did on average; a
+  // few samples can miss it.
+  if (usage.cpu_max_percent && usage.cpu_avg_percent && *usage.cpu_max_percent < *usage.cpu_avg_percent)
+    usage.cpu_max_percent = usage.cpu_avg_percent;
   usage.user_time = sum_of_last_per_node(series_of(series, "jobs_user_time"));
   usage.system_time = sum_of_last_per_node(series_of(series, "jobs_system_time"));
   usage.cpu_time_core = core_times(series_of(series, "jobs_cpu_time_core"));
   usage.cores_used = count_cores_used(usage.cpu_time_core);
 
-  usage.memory_peak_mb = memory_peak(series_of(series, "jobs_memory_peak_mb"), series_of(series, "jobs_rss"));
+  auto resident_peaks = peaks_per_node(series_of(series, "jobs_rss"));
+  if (!resident_peaks.empty()) {
+    double sum = 0;
+    for (const auto& [node, peak] : resident_peaks) {
+      usage.resident_peak_by_node[node] = peak.value;
+      sum += peak.value;
+    }
+    usage.memory_resident_mb = sum;
+    usage.memory_at_peak = breakdown_at(series, resident_peaks);
+  } else if (record.finished() && record.max_rss_mb) {
+    usage.memory_resident_mb = record.max_rss_mb;
+    usage.memory_resident_source = FigureSource::Accounting;
+  }
+  usage.memory_peak_mb = memory_peak(series_of(series, "jobs_memory_peak_mb"), resident_peaks);
 
   usage.opened_files_avg = mean_of(sum_per_instant(pointers_to(series_of(series, "jobs_opened_files"))));
   usage.read_mb = sum_of_last_per_node(series_of(series, "jobs_read_mb")).value_or(0);
@@ -249,6 +337,18 @@ JobUsage summarize(JobRecord job, std::map<std::string, std::vector<Series>> ser
   }
 
   usage.series = std::move(series);
+  if (usage.no_usage()) {
+    usage.missing.push_back(no_usage_reason(record));
+  } else if (record.start) {
+    const char* why_not_accounting =
+        !record.finished() ? "the job is still running" : "the accounting record has none either";
+    if (!usage.cpu_time_total)
+      usage.missing.push_back(std::string("CPU time: no jobs_cpu_time_total sample, and ") + why_not_accounting +
+                              " (TotalCPU)");
+    if (!usage.memory_resident_mb)
+      usage.missing.push_back(std::string("resident memory: no jobs_rss sample, and ") + why_not_accounting +
+                              " (MaxRSS)");
+  }
   return usage;
 }
 

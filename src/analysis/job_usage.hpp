@@ -20,6 +20,21 @@ struct CoreTime {
   double seconds = 0;  // jobs_cpu_time_core at the job's end
 };
 
+// Where a figure came from: the job's own samples, or — when there were
+// none for it (a job shorter than the collector's interval, a node without
+// the collector) — Slurm's accounting record (TotalCPU, MaxRSS).
+enum class FigureSource { Metrics, Accounting };
+
+// The parts of resident memory and what sits beside it, MB, at each node's
+// resident peak (summed over nodes). Absent parts were not exported.
+struct MemoryBreakdown {
+  std::optional<double> anon;    // heap, stacks
+  std::optional<double> shmem;   // tmpfs, shared memory
+  std::optional<double> file;    // page cache: reclaimable, not resident use
+  std::optional<double> kernel;  // kernel memory charged to the job
+  std::optional<double> swap;    // swapped out
+};
+
 struct JobUsage {
   JobRecord job;
 
@@ -27,17 +42,28 @@ struct JobUsage {
   // latest sample (summarize() reads no clock). Absent without a start.
   std::optional<std::int64_t> runtime_seconds;
 
-  // CPU. Percentages are of one CPU; the job-wide value at an instant is the
-  // sum of jobs_cpu_percent over the job's nodes.
-  std::optional<double> cpu_avg_percent;   // mean over the job's life
-  std::optional<double> cpu_max_percent;   // max over the job's life
-  std::optional<double> cpu_time_total;    // seconds, last value summed over nodes
-  std::optional<double> user_time;         // seconds
-  std::optional<double> system_time;       // seconds
-  std::vector<CoreTime> cpu_time_core;     // every allocated core of every node
-  int cores_used = 0;                      // cores with >= 0.8 x the mean per-core time
+  // CPU. Percentages are of one CPU.
+  std::optional<double> cpu_time_total;  // seconds: each node's final cgroup CPU time, summed
+  FigureSource cpu_time_source = FigureSource::Metrics;
+  // 100 x cpu_time_total / runtime: seff's definition, known for every job
+  // with a CPU time and a runtime.
+  std::optional<double> cpu_avg_percent;
+  // The largest sampled rate (the sum of jobs_cpu_percent over the nodes at
+  // an instant), never below the mean; absent without a sampled rate.
+  std::optional<double> cpu_max_percent;
+  std::optional<double> user_time;      // seconds
+  std::optional<double> system_time;    // seconds
+  std::vector<CoreTime> cpu_time_core;  // every allocated core of every node
+  int cores_used = 0;                   // cores with >= 0.8 x the mean per-core time
 
-  // Memory: the sum of the per-node peaks (jobs_memory_peak_mb, else max of jobs_rss).
+  // Memory, MB. Resident memory is anon + shmem (jobs_rss): what the job
+  // really held, comparable with Slurm's MaxRSS (see the README's table).
+  std::optional<double> memory_resident_mb;  // peak resident: each node's max of jobs_rss, summed
+  FigureSource memory_resident_source = FigureSource::Metrics;
+  std::map<std::string, double> resident_peak_by_node;  // node -> its resident peak (metrics only)
+  MemoryBreakdown memory_at_peak;                       // the parts at each node's resident peak
+  // The cgroup's high-water mark, page cache included (jobs_memory_peak_mb;
+  // a node without it counts its resident peak), summed over nodes.
   std::optional<double> memory_peak_mb;
 
   // I/O.
@@ -63,15 +89,26 @@ struct JobUsage {
   // The raw series by metric name, kept for charts.
   std::map<std::string, std::vector<Series>> series;
 
+  // Figures that could not be known, each as "<figure>: <why>" (one line).
+  std::vector<std::string> missing;
+
   // True when Prometheus had no jobs_* series at all for the job.
   bool no_metrics() const { return series.empty(); }
+  // True when nothing at all is known of the job's use: no samples, and no
+  // stand-in from accounting either.
+  bool no_usage() const { return no_metrics() && !cpu_time_total && !memory_resident_mb; }
 };
 
 // Builds the aggregates from the series (pure: tests call it directly).
 // `series` maps metric names to what a range query returned over the job's
 // window; `gpu_utilization` the utilisation series of its GPUs, if any.
-// Metric names without any series are dropped, so no_metrics() holds when no
-// jobs_* series had a sample. NaN and ±Inf samples are ignored.
+// Samples after a finished job's end are the collector's final readings
+// (published when it saw the job end, scraped a little later): of those,
+// each series keeps only its last, so counters end at their final values and
+// nothing after the end is counted twice. Metric names without any series
+// are dropped, so no_metrics() holds when no jobs_* series had a sample. NaN
+// and ±Inf samples are ignored. A finished job's CPU time and resident peak
+// fall back to the record's TotalCPU and MaxRSS when no sample has them.
 JobUsage summarize(JobRecord job, std::map<std::string, std::vector<Series>> series,
                    std::optional<std::vector<Series>> gpu_utilization);
 

@@ -46,20 +46,37 @@ std::optional<double> cpu_efficiency_percent(const JobUsage& usage) {
   return *usage.cpu_avg_percent / usage.job.alloc_cpus;
 }
 
+// Peak resident memory over the allocation: the page cache is not the job's
+// use (the kernel reclaims it), so it never counts here.
 std::optional<double> memory_ratio(const JobUsage& usage) {
-  if (!usage.memory_peak_mb || !usage.job.alloc_mem_mb || !(*usage.job.alloc_mem_mb > 0)) return std::nullopt;
-  return *usage.memory_peak_mb / *usage.job.alloc_mem_mb;
+  if (!usage.memory_resident_mb || !usage.job.alloc_mem_mb || !(*usage.job.alloc_mem_mb > 0)) return std::nullopt;
+  return *usage.memory_resident_mb / *usage.job.alloc_mem_mb;
 }
 
-// The option asking for `job_megabytes` over the whole job. --mem is per
-// node: on one node it is the whole request; over several nodes
-// --mem-per-cpu spreads the total over the job's CPUs, whatever the layout.
-std::string memory_request(const JobRecord& job, double job_megabytes) {
-  bool per_cpu = job.alloc_nodes > 1 && job.alloc_cpus > 0;
-  double amount = per_cpu ? job_megabytes / job.alloc_cpus : job_megabytes;
+// A memory request for `per_node_mb` on every node, in the form the job
+// used: --mem-per-cpu when the record says it asked per CPU (the node's
+// amount over the CPUs each node had), else --mem, which is per node.
+std::string memory_request(const JobRecord& job, double per_node_mb, double minimum_mb = 0) {
+  per_node_mb = std::max(per_node_mb, minimum_mb);
+  int nodes = std::max(1, job.alloc_nodes);
+  bool per_cpu = job.mem_per_cpu.value_or(false) && job.alloc_cpus > 0;
+  double amount = per_cpu ? per_node_mb * nodes / job.alloc_cpus : per_node_mb;
   // --mem=0 asks Slurm for all of a node's memory: never suggest it.
   auto megabytes = std::max<long long>(1, static_cast<long long>(std::ceil(amount)));
   return std::string(per_cpu ? "--mem-per-cpu=" : "--mem=") + std::to_string(megabytes) + "M";
+}
+
+// The largest node's resident peak: a request must fit the fullest node.
+double largest_node_resident(const JobUsage& usage) {
+  double largest = 0;
+  for (const auto& [node, peak] : usage.resident_peak_by_node) largest = std::max(largest, peak);
+  if (largest > 0 || !usage.memory_resident_mb) return largest;
+  // From accounting (MaxRSS) there are no per-node figures: an even share.
+  return *usage.memory_resident_mb / std::max(1, usage.job.alloc_nodes);
+}
+
+std::string resident_source_note(const JobUsage& usage) {
+  return usage.memory_resident_source == FigureSource::Accounting ? " (from Slurm accounting, MaxRSS)" : "";
 }
 
 Finding finding(const char* rule, Severity severity, std::string message, std::string advice, double value,
@@ -74,8 +91,9 @@ void check_job_state(const JobUsage& usage, const RuleThresholds&, Findings& out
     std::string advice = "Request more memory than the job had";
     if (job.alloc_mem_mb && *job.alloc_mem_mb > 0) {
       // Half as much again as the limit it hit: its peak, ≈ the limit, says no more.
-      advice += " (e.g. " + memory_request(job, 1.5 * *job.alloc_mem_mb) + ", 1.5 × the " +
-                number_text(*job.alloc_mem_mb, 0) + " MB it had)";
+      double per_node = *job.alloc_mem_mb / std::max(1, job.alloc_nodes);
+      advice += " (e.g. " + memory_request(job, 1.5 * per_node) + ", 1.5 × the " + number_text(per_node, 0) +
+                " MB it had" + (job.alloc_nodes > 1 ? " per node)" : ")");
     }
     advice +=
         ", or lower the program's memory use (smaller batches or chunks of input); the job's output file names "
@@ -123,14 +141,14 @@ void check_cpu_efficiency(const JobUsage& usage, const RuleThresholds& t, Findin
     advice = enough < cores ? "Request fewer cores (about " + std::to_string(enough) +
                                   " would have been enough), or make sure the program really runs in parallel"
                             : "Make sure the program really runs in parallel";
-    advice +=
-        " (its thread or MPI options, srun for MPI programs); a short scaling test shows how many cores pay off.";
+    advice += " (its thread or MPI options, srun for MPI programs); a short scaling test shows how many cores pay off.";
   }
-  out.push_back(
-      finding("cpu_efficiency", critical ? Severity::Critical : Severity::Warning,
-              "The job kept its " + plural(cores, "allocated core", "allocated cores") + " " +
-                  number_text(*efficiency) + " % busy on average (about " + number_text(busy_cores) + " cores' worth).",
-              std::move(advice), *efficiency, critical ? t.cpu_efficiency_critical : t.cpu_efficiency_warning, "%"));
+  out.push_back(finding("cpu_efficiency", critical ? Severity::Critical : Severity::Warning,
+                        "The job kept its " + plural(cores, "allocated core", "allocated cores") + " " +
+                            number_text(*efficiency) + " % busy on average (about " + number_text(busy_cores) +
+                            (number_text(busy_cores) == "1" ? " core's worth)." : " cores' worth)."),
+                        std::move(advice), *efficiency, critical ? t.cpu_efficiency_critical : t.cpu_efficiency_warning,
+                        "%"));
 }
 
 void check_cpu_stability(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
@@ -169,6 +187,20 @@ void check_core_imbalance(const JobUsage& usage, const RuleThresholds& t, Findin
               ratio, t.core_imbalance_ratio, "ratio"));
 }
 
+// The options that ask for one core, from the layout the job had: fewer
+// tasks (-n) where it ran several, one core per task (-c) where it had more,
+// both where the record does not tell (a batch script alone looks the same
+// under -n 2 and -c 2).
+std::string one_core_request(const JobRecord& job) {
+  std::string nodes = job.alloc_nodes > 1 ? "--nodes=1 " : "";
+  bool known = job.tasks.has_value();
+  bool many_tasks = known && *job.tasks > 1;
+  bool many_cpus_per_task = known && job.cpus_per_task.value_or(1) > 1;
+  if (many_tasks && !many_cpus_per_task) return nodes + "--ntasks=1";
+  if (many_cpus_per_task && !many_tasks) return nodes + "--cpus-per-task=1";
+  return nodes + "--ntasks=1 --cpus-per-task=1";
+}
+
 void check_serial_on_many_cores(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
   auto efficiency = cpu_efficiency_percent(usage);
   int cores = usage.job.alloc_cpus;
@@ -176,45 +208,71 @@ void check_serial_on_many_cores(const JobUsage& usage, const RuleThresholds& t, 
   // efficiency ÷ (1/cores): how many cores' worth the job kept busy.
   double busy_cores = *efficiency / 100 * cores;
   if (!(busy_cores > t.serial_low && busy_cores < t.serial_high)) return;
-  std::string request = usage.job.alloc_nodes > 1 ? "--nodes=1 --ntasks=1 --cpus-per-task=1" : "--cpus-per-task=1";
+  const JobRecord& job = usage.job;
+  std::string layout;
+  if (job.tasks)
+    layout = " (" + plural(*job.tasks, "task", "tasks") + " of " +
+             plural(job.cpus_per_task.value_or(1), "core", "cores") + ")";
+  std::string parallel_hint = job.tasks && *job.tasks > 1
+                                  ? "check that each task does its share (an MPI program started with srun, its "
+                                    "input split over the ranks)"
+                                  : "check that it is started with its threads or MPI options (e.g. "
+                                    "OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK, srun)";
   out.push_back(finding("serial_on_many_cores", Severity::Warning,
-                        "The job had " + std::to_string(cores) + " cores but kept only about one busy (" +
+                        "The job had " + std::to_string(cores) + " cores" + layout + " but kept only about one busy (" +
                             number_text(busy_cores, 2) + " cores' worth on average): the program looks serial.",
-                        "Use " + request +
-                            " unless the program is meant to run in parallel; if it is, check that it is started with "
-                            "its threads or MPI options (e.g. OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK, srun).",
+                        "Use " + one_core_request(job) + " unless the program is meant to run in parallel; if it is, " +
+                            parallel_hint + ".",
                         busy_cores, t.serial_low, "ratio"));
 }
 
 void check_memory_overallocated(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
   // While the job runs its peak may still come: "request less next time"
-  // waits for the end, like the time limit's advice.
-  if (usage.job.running()) return;
+  // waits for the end, like the time limit's advice. A job that ran out of
+  // memory has one memory advice only: its state's, to ask for more.
+  if (usage.job.running() || usage.job.state == "OUT_OF_MEMORY") return;
   auto ratio = memory_ratio(usage);
   if (!ratio || *ratio >= t.memory_overallocated_ratio) return;
-  out.push_back(finding("memory_overallocated", Severity::Warning,
-                        "The job's memory peaked at " + number_text(*usage.memory_peak_mb) + " MB of the " +
-                            number_text(*usage.job.alloc_mem_mb) + " MB allocated (" + number_text(100 * *ratio) +
-                            " %).",
-                        "Request " + memory_request(usage.job, t.memory_request_factor * *usage.memory_peak_mb) + " (" +
-                            number_text(t.memory_request_factor) +
-                            " × the peak) next time: memory asked for but unused stays reserved, and smaller requests "
-                            "start sooner.",
-                        100 * *ratio, 100 * t.memory_overallocated_ratio, "%"));
+  std::string cache;
+  if (usage.memory_peak_mb && *usage.memory_peak_mb > *usage.memory_resident_mb + 1)
+    cache = " With the page cache, which the kernel gives back when the job needs room, the memory cgroup peaked at " +
+            number_text(*usage.memory_peak_mb) + " MB.";
+  out.push_back(finding(
+      "memory_overallocated", Severity::Warning,
+      "The job's resident memory peaked at " + number_text(*usage.memory_resident_mb) + " MB" +
+          resident_source_note(usage) + " of the " + number_text(*usage.job.alloc_mem_mb) + " MB allocated (" +
+          number_text(100 * *ratio) + " %)." + cache,
+      "Request " +
+          memory_request(usage.job, t.memory_request_factor * largest_node_resident(usage), t.memory_request_min_mb) +
+          (t.memory_request_factor * largest_node_resident(usage) < t.memory_request_min_mb
+               ? " (the least worth asking for: " + number_text(t.memory_request_min_mb, 0) + " MB per node)"
+               : " (" + number_text(t.memory_request_factor) + " × the peak)") +
+          " next time: memory asked for but unused stays reserved, and smaller requests start "
+          "sooner.",
+      100 * *ratio, 100 * t.memory_overallocated_ratio, "%"));
 }
 
 void check_memory_near_limit(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
   // An OUT_OF_MEMORY job already has its critical state finding.
   if (usage.job.state == "OUT_OF_MEMORY") return;
-  auto ratio = memory_ratio(usage);
-  if (!ratio || *ratio <= t.memory_near_limit_ratio) return;
-  out.push_back(finding(
-      "memory_near_limit", Severity::Info,
-      "The job's memory peaked at " + number_text(*usage.memory_peak_mb) + " MB, " + number_text(100 * *ratio) +
-          " % of the " + number_text(*usage.job.alloc_mem_mb) + " MB allocated.",
-      "Leave some headroom, e.g. " + memory_request(usage.job, t.memory_request_factor * *usage.memory_peak_mb) +
-          ", so that a slightly larger input does not end in OUT_OF_MEMORY.",
-      100 * *ratio, 100 * t.memory_near_limit_ratio, "%"));
+  if (!usage.memory_resident_mb || !usage.job.alloc_mem_mb || !(*usage.job.alloc_mem_mb > 0)) return;
+  // What the limit cannot reclaim: resident memory and the kernel's share.
+  double kernel = usage.memory_at_peak.kernel.value_or(0);
+  double held = *usage.memory_resident_mb + kernel;
+  double ratio = held / *usage.job.alloc_mem_mb;
+  if (ratio <= t.memory_near_limit_ratio) return;
+  std::string what = kernel > 0 ? "resident memory and kernel memory" : "resident memory";
+  double largest_node = largest_node_resident(usage);
+  if (!usage.resident_peak_by_node.empty())
+    largest_node += kernel / std::max<std::size_t>(1, usage.resident_peak_by_node.size());
+  out.push_back(finding("memory_near_limit", Severity::Info,
+                        "The job's " + what + " peaked at " + number_text(held) + " MB" + resident_source_note(usage) +
+                            ", " + number_text(100 * ratio) + " % of the " + number_text(*usage.job.alloc_mem_mb) +
+                            " MB allocated.",
+                        "Leave some headroom, e.g. " +
+                            memory_request(usage.job, t.memory_request_factor * largest_node, t.memory_request_min_mb) +
+                            ", so that a slightly larger input does not end in OUT_OF_MEMORY.",
+                        100 * ratio, 100 * t.memory_near_limit_ratio, "%"));
 }
 
 void check_scratch_unused(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
@@ -247,8 +305,10 @@ void check_too_many_threads(const JobUsage& usage, const RuleThresholds& t, Find
   double limit = t.threads_per_cpu * cpus;
   for (const auto& [name, threads] : usage.threads_max) {
     // The collector's "other" bucket sums many different programs: not one
-    // process name's threads.
+    // process name's threads. Slurm's own launchers (srun, slurmstepd, the
+    // extern step's sleep) run their threads, not the job's.
     if (name == "other" || threads <= limit) continue;
+    if (std::find(t.threads_ignore.begin(), t.threads_ignore.end(), name) != t.threads_ignore.end()) continue;
     out.push_back(finding("too_many_threads", Severity::Warning,
                           "Processes named '" + name + "' ran up to " + number_text(threads, 0) + " threads on " +
                               plural(cpus, "allocated core", "allocated cores") + ".",
@@ -319,12 +379,13 @@ const char* severity_name(Severity severity) {
 std::vector<Finding> evaluate_rules(const JobUsage& usage, const RuleThresholds& thresholds) {
   Findings findings;
   check_job_state(usage, thresholds, findings);
-  // Too short a job or no samples at all: the aggregates say nothing yet
-  // (a few samples of start-up), so only the state speaks. A job with an
-  // unknown runtime is not known to be short.
+  // Too short a job or nothing measured at all (no samples, no stand-in
+  // from accounting): the aggregates say nothing yet, so only the state
+  // speaks. A job with an unknown runtime is not known to be short. Figures
+  // from accounting (TotalCPU, MaxRSS) are judged like measured ones.
   bool too_short =
       usage.runtime_seconds && static_cast<double>(*usage.runtime_seconds) < thresholds.min_runtime_seconds;
-  if (!usage.no_metrics() && !too_short)
+  if (!usage.no_usage() && !too_short)
     for (Rule rule : kUsageRules) rule(usage, thresholds, findings);
   // Most severe first; within a severity, the table's order.
   std::stable_sort(findings.begin(), findings.end(),

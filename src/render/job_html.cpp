@@ -60,6 +60,7 @@ ul.findings{list-style:none;margin:0;padding:0}
 ul.findings li{margin:0 0 .8rem;padding:.6rem .8rem;border:1px solid var(--line);border-left-width:.4rem;border-radius:.3rem}
 ul.findings p{margin:.25rem 0 0}
 .advice{color:var(--muted)}
+ul.missing{margin:.2rem 0 0;padding-left:1.25rem;color:var(--muted)}
 .badge{display:inline-block;min-width:4.8rem;margin-right:.5rem;padding:0 .45rem;border-radius:.25rem;font-size:.8rem;font-weight:700;text-align:center;text-transform:uppercase;letter-spacing:.03em}
 .sev-critical{border-left-color:#b3261e}.sev-critical .badge{background:#b3261e;color:#fff}
 .sev-warning{border-left-color:#c77700}.sev-warning .badge{background:#ffd27a;color:#3b2600}
@@ -113,10 +114,12 @@ void header(std::ostream& out, const analysis::JobReport& report, const std::str
   fact(out, "account", job.account);
   fact(out, "partition", job.partition);
   fact(out, "state", job.state);
-  const char* verdict = report.warning              ? "This job has findings worth acting on (see below)."
-                        : !report.findings.empty()  ? "Nothing to act on; see the notes below."
-                        : report.usage.no_metrics() ? "No metrics were recorded, so little could be checked."
-                                                    : "No findings: this job used what it asked for.";
+  const char* verdict = report.warning             ? "This job has findings worth acting on (see below)."
+                        : !report.findings.empty() ? "Nothing to act on; see the notes below."
+                        : report.usage.no_usage()  ? "Nothing was measured, so little could be checked."
+                        : report.usage.no_metrics()
+                            ? "No findings in the figures from Slurm accounting (no samples were recorded)."
+                            : "No findings: this job used what it asked for.";
   out << "</ul>\n<p class=\"verdict\">" << verdict << "</p>\n<nav class=\"links\"><a href=\"" << h(base + "/pdf/" + id)
       << "\">PDF report</a><a href=\"" << h(base + "/api/v1/jobs/" + id + "/usage") << "\">JSON</a>";
   // The mail exists once the job has ended (409 before).
@@ -147,27 +150,28 @@ std::string runtime(const JobUsage& usage) {
 }
 
 std::string cpu(const JobUsage& usage) {
-  if (!usage.cpu_avg_percent) return "unknown";
-  std::string text = text::number(*usage.cpu_avg_percent) + " % of one CPU on average, " +
-                     text::number(usage.cpu_max_percent) + " % at most";
+  if (!usage.cpu_avg_percent)
+    return usage.cpu_max_percent ? text::number(*usage.cpu_max_percent) + " % of one CPU at most (mean unknown)"
+                                 : "unknown";
+  std::string text = text::number(*usage.cpu_avg_percent) + " % of one CPU on average";
+  if (usage.cpu_max_percent) text += ", " + text::number(*usage.cpu_max_percent) + " % at most";
   if (auto efficiency = text::cpu_efficiency_percent(usage))
     text += " (" + text::number(*efficiency) + " % of the " + std::to_string(usage.job.alloc_cpus) + " allocated " +
             plural(usage.job.alloc_cpus, "CPU", "CPUs") + ")";
-  return text;
+  return text + text::source_note(usage.cpu_time_source);
 }
 
 std::string cpu_time(const JobUsage& usage) {
   std::string text = text::amount(usage.cpu_time_total, "s");
+  if (usage.cpu_time_total) text += text::source_note(usage.cpu_time_source);
   if (usage.user_time || usage.system_time)
     text += " (user " + text::amount(usage.user_time, "s") + ", system " + text::amount(usage.system_time, "s") + ")";
   return text;
 }
 
+// "102 MB resident at peak of 2048 MB allocated (5 %); with page cache 140 MB (reclaimable)"
 std::string memory(const JobUsage& usage) {
-  std::string text = text::amount(usage.memory_peak_mb, "MB") + " at peak";
-  if (usage.job.alloc_mem_mb) text += " of " + text::number(*usage.job.alloc_mem_mb) + " MB allocated";
-  if (auto fraction = text::memory_fraction(usage)) text += " (" + text::number(100 * *fraction) + " %)";
-  return text;
+  return text::resident_memory(usage) + text::page_cache_note(usage);
 }
 
 std::string transfers(const JobUsage& usage, const char* mb_metric, double mb, const char* count_metric, double count,
@@ -195,26 +199,9 @@ std::string gpus(const JobUsage& usage) {
                                            : ", utilisation not measured");
 }
 
-void summary(std::ostream& out, const JobUsage& usage) {
+// The rows only samples have.
+void sampled_rows(std::ostream& out, const JobUsage& usage) {
   const JobRecord& job = usage.job;
-  out << "<section id=\"summary\">\n<h2>Summary</h2>\n<table class=\"summary\">\n";
-  row(out, "Allocated", allocation(job));
-  row(out, "Runtime", runtime(usage));
-  if (job.start)
-    row(out, "Window", text::iso8601_utc(*job.start) + " to " + (job.end ? text::iso8601_utc(*job.end) : "now"));
-  if (usage.no_metrics()) {
-    row(out, "Metrics",
-        "none recorded: the job may have been too short, or petricore collect was not running on its nodes");
-    out << "</table>\n</section>\n";
-    return;
-  }
-  row(out, "CPU", cpu(usage));
-  if (!usage.cpu_time_core.empty())
-    row(out, "Cores used",
-        std::to_string(usage.cores_used) + " of " + std::to_string(usage.cpu_time_core.size()) +
-            " (a core counts when it got at least 0.8 × the mean CPU time per core)");
-  row(out, "CPU time", cpu_time(usage));
-  row(out, "Memory", memory(usage));
   row(out, "Data read", transfers(usage, "jobs_read_mb", usage.read_mb, "jobs_read_count", usage.read_count, "reads"));
   row(out, "Data written",
       transfers(usage, "jobs_write_mb", usage.write_mb, "jobs_write_count", usage.write_count, "writes"));
@@ -225,7 +212,36 @@ void summary(std::ostream& out, const JobUsage& usage) {
                                                     : "not used");
   if (!usage.threads_max.empty()) row(out, "Threads (max)", threads(usage));
   if (!usage.gpus.empty() || job.alloc_gpus > 0) row(out, "GPUs", gpus(usage));
-  out << "</table>\n</section>\n";
+}
+
+void summary(std::ostream& out, const JobUsage& usage) {
+  const JobRecord& job = usage.job;
+  out << "<section id=\"summary\">\n<h2>Summary</h2>\n<table class=\"summary\">\n";
+  row(out, "Allocated", allocation(job));
+  row(out, "Runtime", runtime(usage));
+  if (job.start)
+    row(out, "Window", text::iso8601_utc(*job.start) + " to " + (job.end ? text::iso8601_utc(*job.end) : "now"));
+  if (usage.no_usage()) {
+    out << "</table>\n<p class=\"no-usage\">" << h(text::no_usage_sentence(usage)) << "</p>\n</section>\n";
+    return;
+  }
+  if (usage.no_metrics()) row(out, "Metrics", text::kNoSamples);
+  row(out, "CPU", cpu(usage));
+  if (!usage.cpu_time_core.empty())
+    row(out, "Cores used",
+        std::to_string(usage.cores_used) + " of " + std::to_string(usage.cpu_time_core.size()) +
+            " (a core counts when it got at least 0.8 × the mean CPU time per core)");
+  row(out, "CPU time", cpu_time(usage));
+  row(out, "Memory", memory(usage));
+  if (std::string parts = text::memory_parts(usage); !parts.empty()) row(out, "Memory at peak", parts);
+  if (!usage.no_metrics()) sampled_rows(out, usage);
+  out << "</table>\n";
+  if (!usage.missing.empty()) {
+    out << "<p>Missing figures:</p>\n<ul class=\"missing\">\n";
+    for (const std::string& why : usage.missing) out << "<li>" << h(why) << "</li>\n";
+    out << "</ul>\n";
+  }
+  out << "</section>\n";
 }
 
 void findings(std::ostream& out, const std::vector<Finding>& list) {
@@ -286,7 +302,7 @@ void charts(std::ostream& out, const analysis::JobReport& report, const std::str
            "CPU time per allocated core", pie_url + "?of=cores");
   out << "<section id=\"charts\">\n<h2>Charts</h2>\n";
   if (shown == 0 && pies.tellp() <= 0) {
-    out << "<p>No metrics were recorded for this job, so there is nothing to chart.</p>\n</section>\n";
+    out << "<p>No samples were recorded for this job, so there is nothing to chart.</p>\n</section>\n";
     return;
   }
   out << lines.str();
@@ -391,7 +407,8 @@ std::string job_page_html(const analysis::JobReport& report, const JobPageLinks&
   out << "<main>\n";
   summary(out, report.usage);
   findings(out, report.findings);
-  charts(out, report, links.base_url);
+  // Nothing measured: the summary's sentence says so, no empty chart section.
+  if (!report.usage.no_usage()) charts(out, report, links.base_url);
   out << "</main>\n";
   document_end(out);
   return out.str();

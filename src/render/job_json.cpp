@@ -8,6 +8,12 @@
 // seconds, files), 4 for fractions and ratios, whole numbers for counts — and
 // stored as integers when the rounded value is whole, so 3000.0 reads 3000.
 // Anything unknown or non-finite is null, never NaN.
+//
+// A figure Slurm's accounting stood in for says so in its "source"
+// ("metrics" or "accounting"; null with the figure). `missing` lists why
+// figures are unknown; a job of which nothing at all is known keeps its
+// identity and allocation and says why in one "no_usage" key instead of the
+// usage keys.
 #include "analysis/job_id.hpp"
 #include "render/job_render.hpp"
 #include "render/text_format.hpp"
@@ -74,6 +80,12 @@ json::object seconds(const std::optional<double>& value) {
   return {{"time", number(value)}, {"unit", "s"}};
 }
 
+// Where a known figure came from; null with the figure.
+json::value source(bool known, analysis::FigureSource from) {
+  if (!known) return nullptr;
+  return from == analysis::FigureSource::Accounting ? "accounting" : "metrics";
+}
+
 json::object alloc_tres(const analysis::JobRecord& job) {
   return {
       {"billing", job.billing ? json::value(*job.billing) : json::value(nullptr)},
@@ -96,26 +108,44 @@ json::object cpu(const JobUsage& usage, double cpu_efficiency_warning) {
   }
   // The cpu_efficiency warning level, in % of one CPU for the whole job.
   double lowest_expected = cpu_efficiency_warning * usage.job.alloc_cpus;
+  json::object time_total = seconds(usage.cpu_time_total);
+  time_total["source"] = source(usage.cpu_time_total.has_value(), usage.cpu_time_source);
+  // The mean is the CPU time over the runtime: it comes from where that came.
+  json::value avg_source = source(usage.cpu_avg_percent.has_value(), usage.cpu_time_source);
   return {
       {"available", amount(usage.job.alloc_cpus, "cores")},
       {"used", amount(usage.cpu_time_core.empty() ? json::value(nullptr) : json::value(usage.cores_used), "cores")},
       {"time_core", std::move(time_core)},
-      {"time_total", seconds(usage.cpu_time_total)},
+      {"time_total", std::move(time_total)},
       {"avg_usage_job",
-       {{"usage", number(usage.cpu_avg_percent)}, {"lowest_expected_usage", number(lowest_expected)}, {"unit", "%"}}},
+       {{"usage", number(usage.cpu_avg_percent)},
+        {"lowest_expected_usage", number(lowest_expected)},
+        {"unit", "%"},
+        {"source", std::move(avg_source)}}},
       {"max_usage_job", {{"usage", number(usage.cpu_max_percent)}, {"unit", "%"}}},
       {"user_time", seconds(usage.user_time)},
       {"system_time", seconds(usage.system_time)},
   };
 }
 
+// used: the peak resident memory; peak: the cgroup's high-water mark, page
+// cache included; breakdown: the parts at the resident peak.
 json::object ram(const JobUsage& usage) {
-  json::object used = amount(number(usage.memory_peak_mb), "MB");
+  json::object used = amount(number(usage.memory_resident_mb), "MB");
   used["usage"] = number(text::memory_fraction(usage), kFractionDecimals);
+  used["source"] = source(usage.memory_resident_mb.has_value(), usage.memory_resident_source);
+  const analysis::MemoryBreakdown& parts = usage.memory_at_peak;
   return {
       {"used", std::move(used)},
       {"available", amount(number(usage.job.alloc_mem_mb), "MB")},
       {"peak", amount(number(usage.memory_peak_mb), "MB")},
+      {"breakdown",
+       {{"anon", number(parts.anon)},
+        {"shmem", number(parts.shmem)},
+        {"file", number(parts.file)},
+        {"kernel", number(parts.kernel)},
+        {"swap", number(parts.swap)},
+        {"unit", "MB"}}},
   };
 }
 
@@ -151,9 +181,36 @@ json::array findings(const std::vector<analysis::Finding>& list) {
   return out;
 }
 
+json::array missing(const JobUsage& usage) {
+  json::array out;
+  for (const std::string& why : usage.missing) out.push_back(json::value(why));
+  return out;
+}
+
 json::object document(const analysis::JobReport& report) {
   const JobUsage& usage = report.usage;
   const analysis::JobRecord& job = usage.job;
+
+  json::value runtime =
+      usage.runtime_seconds ? json::value(text::duration(*usage.runtime_seconds)) : json::value(nullptr);
+  if (usage.no_usage()) {
+    // Nothing measured, nothing from accounting: one key says why instead of
+    // a page of nulls; the identity and the allocation stay.
+    return {
+        {"jobid", job_number(job)},
+        {"sponsor", job.account},
+        {"username", job.user},
+        {"runtime", std::move(runtime)},
+        {"state", job.state},
+        {"start", instant(job.start)},
+        {"end", instant(job.end)},
+        {"alloc_tres", alloc_tres(job)},
+        {"no_usage", text::no_usage_sentence(usage)},
+        {"missing", missing(usage)},
+        {"findings", findings(report.findings)},
+        {"warning", report.warning},
+    };
+  }
 
   json::object threads;
   for (const auto& [name, max] : usage.threads_max) threads[name] = count(max);
@@ -168,7 +225,7 @@ json::object document(const analysis::JobReport& report) {
       {"jobid", job_number(job)},
       {"sponsor", job.account},
       {"username", job.user},
-      {"runtime", usage.runtime_seconds ? json::value(text::duration(*usage.runtime_seconds)) : json::value(nullptr)},
+      {"runtime", std::move(runtime)},
       {"state", job.state},
       {"start", instant(job.start)},
       {"end", instant(job.end)},
@@ -179,6 +236,7 @@ json::object document(const analysis::JobReport& report) {
       {"ram", ram(usage)},
       {"gpu", {{"alloc_gpu", std::move(gpus)}}},
       {"io", io(usage)},
+      {"missing", missing(usage)},
       {"findings", findings(report.findings)},
       {"warning", report.warning},
   };

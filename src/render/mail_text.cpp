@@ -1,7 +1,8 @@
 // The job-end mail in the original's layout: dashed section headers
 // (General, I/O, Usage, Thread data), each section's findings right under its
 // figures with their advice, the PDF link, and a last line WARNING=true|false
-// that the mail wrappers (Slurm's MailProg scripts) read.
+// that the mail wrappers (Slurm's MailProg scripts) read. A job of which
+// nothing is known gets the General section and one paragraph saying why.
 #include "render/job_render.hpp"
 #include "render/text_format.hpp"
 
@@ -97,19 +98,16 @@ void io(std::ostream& out, const JobUsage& usage) {
 
 void cpu_and_memory(std::ostream& out, const JobUsage& usage) {
   header(out, "Usage Data");
-  if (usage.no_metrics()) {
-    wrap(out,
-         "No usage metrics were recorded for this job: it may have been too short, or petricore collect was "
-         "not running on its nodes.",
-         "", "");
-    return;
-  }
+  if (usage.no_metrics()) out << "No samples were recorded; the figures below are from Slurm accounting.\n";
   out << "CPU usage: ";
   if (usage.cpu_avg_percent) {
-    out << text::number(*usage.cpu_avg_percent) << " % of one CPU on average, " << text::number(usage.cpu_max_percent)
-        << " % at most";
+    out << text::number(*usage.cpu_avg_percent) << " % of one CPU on average";
+    if (usage.cpu_max_percent) out << ", " << text::number(*usage.cpu_max_percent) << " % at most";
     if (auto efficiency = text::cpu_efficiency_percent(usage))
       out << " (" << text::number(*efficiency) << " % of the " << usage.job.alloc_cpus << " allocated CPUs)";
+    out << text::source_note(usage.cpu_time_source);
+  } else if (usage.cpu_max_percent) {
+    out << text::number(*usage.cpu_max_percent) << " % of one CPU at most (mean unknown)";
   } else {
     out << "unknown";
   }
@@ -117,14 +115,14 @@ void cpu_and_memory(std::ostream& out, const JobUsage& usage) {
   if (!usage.cpu_time_core.empty())
     out << "Cores used: " << usage.cores_used << " of " << usage.cpu_time_core.size() << '\n';
   out << "CPU time: " << text::amount(usage.cpu_time_total, "s");
+  if (usage.cpu_time_total) out << text::source_note(usage.cpu_time_source);
   if (usage.user_time || usage.system_time)
     out << " (user " << text::amount(usage.user_time, "s") << ", system " << text::amount(usage.system_time, "s")
         << ")";
   out << '\n';
-  out << "Memory: " << text::amount(usage.memory_peak_mb, "MB") << " at peak";
-  if (usage.job.alloc_mem_mb) out << " of " << text::number(*usage.job.alloc_mem_mb) << " MB allocated";
-  if (auto fraction = text::memory_fraction(usage)) out << " (" << text::number(100 * *fraction) << " %)";
-  out << '\n';
+  out << "Memory: " << text::resident_memory(usage) << '\n';
+  if (auto with_cache = text::peak_with_cache(usage))
+    out << "With page cache: " << text::number(*with_cache) << " MB at peak (the cache is reclaimable)\n";
   for (const auto& [node, ids] : usage.gpus) {
     std::string list;
     for (const auto& id : ids) list += (list.empty() ? "" : ", ") + id;
@@ -134,6 +132,7 @@ void cpu_and_memory(std::ostream& out, const JobUsage& usage) {
     out << "GPU utilisation: "
         << (usage.gpu_utilization_max ? text::number(*usage.gpu_utilization_max) + " % at most" : "not measured")
         << '\n';
+  for (const std::string& why : usage.missing) wrap(out, "Missing: " + why, "", "   ");
 }
 
 void threads(std::ostream& out, const JobUsage& usage) {
@@ -142,18 +141,30 @@ void threads(std::ostream& out, const JobUsage& usage) {
   for (const auto& [name, count] : usage.threads_max) out << name << ": " << text::number(count, 0) << " thread(s)\n";
 }
 
-}  // namespace
-
-std::string mail_text(const analysis::JobReport& report, const std::string& pdf_url) {
-  std::ostringstream out;
-  general(out, report.usage);
-  findings_of(out, report.findings, Section::General);
+// The I/O, usage and thread sections, each with its findings.
+void body(std::ostream& out, const analysis::JobReport& report) {
   io(out, report.usage);
   findings_of(out, report.findings, Section::Io);
   cpu_and_memory(out, report.usage);
   findings_of(out, report.findings, Section::Usage);
   threads(out, report.usage);
   findings_of(out, report.findings, Section::Threads);
+}
+
+}  // namespace
+
+std::string mail_text(const analysis::JobReport& report, const std::string& pdf_url) {
+  std::ostringstream out;
+  general(out, report.usage);
+  findings_of(out, report.findings, Section::General);
+  if (report.usage.no_usage()) {
+    // Nothing was measured: the reason in one paragraph instead of three
+    // sections of unknowns, then the findings there are.
+    wrap(out, text::no_usage_sentence(report.usage), "", "");
+    for (Section section : {Section::Io, Section::Usage, Section::Threads}) findings_of(out, report.findings, section);
+  } else {
+    body(out, report);
+  }
   if (!pdf_url.empty()) out << "\nFor more information on the job, plots are available at " << pdf_url << '\n';
   out << (report.warning ? "WARNING=true" : "WARNING=false") << '\n';
   return out.str();

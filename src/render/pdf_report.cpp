@@ -447,37 +447,9 @@ void job_table(Layout& layout, const JobUsage& usage) {
   }
 }
 
-void usage_table(Layout& layout, const JobUsage& usage) {
-  layout.heading("Usage");
-  layout.table_start();
-  if (usage.no_metrics()) {
-    layout.row("Metrics",
-               "None were recorded for this job: it may have been too short, or petricore collect was not "
-               "running on its nodes.");
-    return;
-  }
+// The rows only samples have.
+void sampled_rows(Layout& layout, const JobUsage& usage) {
   const analysis::JobRecord& job = usage.job;
-  std::string cpu = "unknown";
-  if (usage.cpu_avg_percent) {
-    cpu = text::number(*usage.cpu_avg_percent) + " % of one CPU on average, " + text::number(usage.cpu_max_percent) +
-          " % at most";
-    if (auto efficiency = text::cpu_efficiency_percent(usage))
-      cpu += " (" + text::number(*efficiency) + " % of the " +
-             plural(job.alloc_cpus, "allocated CPU", "allocated CPUs") + ")";
-  }
-  layout.row("CPU efficiency", cpu);
-  if (!usage.cpu_time_core.empty())
-    layout.row("Cores used", std::to_string(usage.cores_used) + " of " + std::to_string(usage.cpu_time_core.size()) +
-                                 " (cores with at least 0.8 \u00d7 the mean CPU time per core)");
-  std::string cpu_time = text::amount(usage.cpu_time_total, "s");
-  if (usage.user_time || usage.system_time)
-    cpu_time +=
-        " (user " + text::amount(usage.user_time, "s") + ", system " + text::amount(usage.system_time, "s") + ")";
-  layout.row("CPU time", cpu_time);
-  std::string memory = text::amount(usage.memory_peak_mb, "MB") + " at peak";
-  if (job.alloc_mem_mb) memory += " of " + text::number(*job.alloc_mem_mb) + " MB allocated";
-  if (auto fraction = text::memory_fraction(usage)) memory += " (" + text::number(100 * *fraction) + " %)";
-  layout.row("Peak memory", memory);
   auto transfers = [&](const char* mb_metric, double mb, const char* count_metric, double count, const char* ops) {
     std::string s = text::amount(text::measured(usage, mb_metric, mb), "MB");
     if (text::has_metric(usage, count_metric)) s += " in " + text::number(count, 0) + " " + ops;
@@ -498,6 +470,42 @@ void usage_table(Layout& layout, const JobUsage& usage) {
   if (!usage.gpus.empty() || job.alloc_gpus > 0)
     layout.row("GPU utilisation",
                usage.gpu_utilization_max ? text::number(*usage.gpu_utilization_max) + " % at most" : "not measured");
+}
+
+void usage_table(Layout& layout, const JobUsage& usage) {
+  layout.heading("Usage");
+  layout.table_start();
+  if (usage.no_usage()) {
+    layout.row("Usage", text::no_usage_sentence(usage));
+    return;
+  }
+  if (usage.no_metrics()) layout.row("Metrics", text::kNoSamples);
+  const analysis::JobRecord& job = usage.job;
+  std::string cpu = "unknown";
+  if (usage.cpu_avg_percent) {
+    cpu = text::number(*usage.cpu_avg_percent) + " % of one CPU on average";
+    if (usage.cpu_max_percent) cpu += ", " + text::number(*usage.cpu_max_percent) + " % at most";
+    if (auto efficiency = text::cpu_efficiency_percent(usage))
+      cpu += " (" + text::number(*efficiency) + " % of the " +
+             plural(job.alloc_cpus, "allocated CPU", "allocated CPUs") + ")";
+    cpu += text::source_note(usage.cpu_time_source);
+  } else if (usage.cpu_max_percent) {
+    cpu = text::number(*usage.cpu_max_percent) + " % of one CPU at most (mean unknown)";
+  }
+  layout.row("CPU efficiency", cpu);
+  if (!usage.cpu_time_core.empty())
+    layout.row("Cores used", std::to_string(usage.cores_used) + " of " + std::to_string(usage.cpu_time_core.size()) +
+                                 " (cores with at least 0.8 \u00d7 the mean CPU time per core)");
+  std::string cpu_time = text::amount(usage.cpu_time_total, "s");
+  if (usage.cpu_time_total) cpu_time += text::source_note(usage.cpu_time_source);
+  if (usage.user_time || usage.system_time)
+    cpu_time +=
+        " (user " + text::amount(usage.user_time, "s") + ", system " + text::amount(usage.system_time, "s") + ")";
+  layout.row("CPU time", cpu_time);
+  layout.row("Memory", text::resident_memory(usage) + text::page_cache_note(usage));
+  if (std::string parts = text::memory_parts(usage); !parts.empty()) layout.row("Memory at peak", parts);
+  if (!usage.no_metrics()) sampled_rows(layout, usage);
+  for (const std::string& why : usage.missing) layout.row("Missing", why);
 }
 
 void findings_section(Layout& layout, const std::vector<Finding>& findings) {

@@ -71,41 +71,8 @@ std::string heading(const analysis::JobRecord& job) {
   return line + ", " + job.state;
 }
 
-void figures(std::ostream& out, const JobUsage& usage) {
-  const analysis::JobRecord& job = usage.job;
-  std::string runtime = usage.runtime_seconds ? text::duration(*usage.runtime_seconds) : "unknown";
-  if (job.time_limit_seconds) runtime += " of " + text::duration(*job.time_limit_seconds);
-  if (auto fraction = text::time_fraction(usage)) runtime += " (" + text::number(100 * *fraction) + " %)";
-  row(out, "Runtime", runtime);
-  if (job.start)
-    row(out, "Window", text::iso8601_utc(*job.start) + " to " + (job.end ? text::iso8601_utc(*job.end) : "now"));
-  std::string nodes = job.node_list.empty() ? "unknown" : job.node_list;
-  nodes += ": " + std::to_string(job.alloc_cpus) + (job.alloc_cpus == 1 ? " CPU" : " CPUs");
-  if (job.alloc_mem_mb) nodes += ", " + text::number(*job.alloc_mem_mb) + " MB";
-  if (job.alloc_gpus > 0) nodes += ", " + std::to_string(job.alloc_gpus) + (job.alloc_gpus == 1 ? " GPU" : " GPUs");
-  row(out, "Allocated", nodes);
-  if (usage.no_metrics()) {
-    row(out, "Metrics", "none recorded (too short a job, or petricore collect not running on its nodes)");
-    return;
-  }
-
-  std::string cpu = "unknown";
-  if (usage.cpu_avg_percent) {
-    cpu = text::number(*usage.cpu_avg_percent) + " % mean, " + text::number(usage.cpu_max_percent) + " % max";
-    if (auto efficiency = text::cpu_efficiency_percent(usage)) cpu += " (" + text::number(*efficiency) + " % per core)";
-  }
-  if (!usage.cpu_time_core.empty())
-    cpu +=
-        ", " + std::to_string(usage.cores_used) + " of " + std::to_string(usage.cpu_time_core.size()) + " cores used";
-  row(out, "CPU", cpu);
-  std::string cpu_time = text::amount(usage.cpu_time_total, "s");
-  if (usage.user_time || usage.system_time)
-    cpu_time +=
-        " (user " + text::amount(usage.user_time, "s") + ", system " + text::amount(usage.system_time, "s") + ")";
-  row(out, "CPU time", cpu_time);
-  std::string memory = text::amount(usage.memory_peak_mb, "MB") + " peak";
-  if (auto fraction = text::memory_fraction(usage)) memory += " (" + text::number(100 * *fraction) + " %)";
-  row(out, "Memory", memory);
+// The figures only samples have.
+void sampled_figures(std::ostream& out, const JobUsage& usage) {
   row(out, "I/O",
       "read " + text::amount(text::measured(usage, "jobs_read_mb", usage.read_mb), "MB") + ", written " +
           text::amount(text::measured(usage, "jobs_write_mb", usage.write_mb), "MB") + "; " +
@@ -131,6 +98,58 @@ void figures(std::ostream& out, const JobUsage& usage) {
       threads += (threads.empty() ? "" : ", ") + name + " " + text::number(count, 0);
     row(out, "Threads", threads);
   }
+}
+
+void figures(std::ostream& out, const JobUsage& usage) {
+  const analysis::JobRecord& job = usage.job;
+  std::string runtime = usage.runtime_seconds ? text::duration(*usage.runtime_seconds) : "unknown";
+  if (job.time_limit_seconds) runtime += " of " + text::duration(*job.time_limit_seconds);
+  if (auto fraction = text::time_fraction(usage)) runtime += " (" + text::number(100 * *fraction) + " %)";
+  row(out, "Runtime", runtime);
+  if (job.start)
+    row(out, "Window", text::iso8601_utc(*job.start) + " to " + (job.end ? text::iso8601_utc(*job.end) : "now"));
+  std::string nodes = job.node_list.empty() ? "unknown" : job.node_list;
+  nodes += ": " + std::to_string(job.alloc_cpus) + (job.alloc_cpus == 1 ? " CPU" : " CPUs");
+  if (job.alloc_mem_mb) nodes += ", " + text::number(*job.alloc_mem_mb) + " MB";
+  if (job.alloc_gpus > 0) nodes += ", " + std::to_string(job.alloc_gpus) + (job.alloc_gpus == 1 ? " GPU" : " GPUs");
+  row(out, "Allocated", nodes);
+  if (usage.no_usage()) {
+    // One line, the reason, instead of a table of unknowns.
+    row(out, "Usage", text::no_usage_sentence(usage));
+    return;
+  }
+  if (usage.no_metrics()) row(out, "Metrics", text::kNoSamples);
+
+  std::string cpu = "unknown";
+  if (usage.cpu_avg_percent) {
+    cpu = text::number(*usage.cpu_avg_percent) + " % mean";
+    if (usage.cpu_max_percent) cpu += ", " + text::number(*usage.cpu_max_percent) + " % max";
+    if (auto efficiency = text::cpu_efficiency_percent(usage)) cpu += " (" + text::number(*efficiency) + " % per core)";
+    cpu += text::source_note(usage.cpu_time_source);
+  } else if (usage.cpu_max_percent) {
+    cpu = text::number(*usage.cpu_max_percent) + " % max (mean unknown)";
+  }
+  if (!usage.cpu_time_core.empty())
+    cpu +=
+        ", " + std::to_string(usage.cores_used) + " of " + std::to_string(usage.cpu_time_core.size()) + " cores used";
+  row(out, "CPU", cpu);
+  std::string cpu_time = text::amount(usage.cpu_time_total, "s");
+  if (usage.cpu_time_total) cpu_time += text::source_note(usage.cpu_time_source);
+  if (usage.user_time || usage.system_time)
+    cpu_time +=
+        " (user " + text::amount(usage.user_time, "s") + ", system " + text::amount(usage.system_time, "s") + ")";
+  row(out, "CPU time", cpu_time);
+  // "102 MB resident at peak (5 % of 2048 MB); with page cache 140 MB (reclaimable)"
+  std::string memory = usage.memory_resident_mb ? text::amount(usage.memory_resident_mb, "MB") + " resident at peak"
+                                                : std::string("resident unknown");
+  if (auto fraction = text::memory_fraction(usage))
+    memory += " (" + text::number(100 * *fraction) + " % of " + text::number(*usage.job.alloc_mem_mb) + " MB)";
+  if (usage.memory_resident_mb) memory += text::source_note(usage.memory_resident_source);
+  memory += text::page_cache_note(usage);
+  row(out, "Memory", memory);
+  // Without samples there is no I/O, GPU use or thread count to show.
+  if (!usage.no_metrics()) sampled_figures(out, usage);
+  for (const std::string& why : usage.missing) row(out, "Missing", why);
 }
 
 void bars(std::ostream& out, const analysis::JobReport& report) {

@@ -107,11 +107,67 @@ inline std::optional<double> cpu_efficiency_percent(const analysis::JobUsage& us
   return *usage.cpu_avg_percent / usage.job.alloc_cpus;
 }
 
-// Peak memory over the allocation, a fraction; absent without both.
+// Peak resident memory over the allocation, a fraction; absent without both.
 inline std::optional<double> memory_fraction(const analysis::JobUsage& usage) {
-  if (!usage.memory_peak_mb || !usage.job.alloc_mem_mb || !(*usage.job.alloc_mem_mb > 0)) return std::nullopt;
-  return *usage.memory_peak_mb / *usage.job.alloc_mem_mb;
+  if (!usage.memory_resident_mb || !usage.job.alloc_mem_mb || !(*usage.job.alloc_mem_mb > 0)) return std::nullopt;
+  return *usage.memory_resident_mb / *usage.job.alloc_mem_mb;
 }
+
+// What every face appends to a figure Slurm's accounting record stood in for.
+inline const char* source_note(analysis::FigureSource source) {
+  return source == analysis::FigureSource::Accounting ? " (from Slurm accounting)" : "";
+}
+
+// The cgroup's peak with the page cache, where it says more than the
+// resident peak (at least 1 MB above it): the cache is reclaimable, so the
+// faces show it beside the resident figure, never as the job's use.
+inline std::optional<double> peak_with_cache(const analysis::JobUsage& usage) {
+  if (!usage.memory_peak_mb || !std::isfinite(*usage.memory_peak_mb)) return std::nullopt;
+  if (usage.memory_resident_mb && !(*usage.memory_peak_mb - *usage.memory_resident_mb >= 1)) return std::nullopt;
+  return usage.memory_peak_mb;
+}
+
+// "1500 MB resident at peak of 8000 MB allocated (18.8 %)", and where it came
+// from when that was Slurm's accounting: the mail, the page and the PDF.
+inline std::string resident_memory(const analysis::JobUsage& usage) {
+  std::string out = usage.memory_resident_mb ? amount(usage.memory_resident_mb, "MB") + " resident at peak"
+                                             : std::string("resident unknown");
+  if (usage.job.alloc_mem_mb) out += " of " + number(*usage.job.alloc_mem_mb) + " MB allocated";
+  if (auto fraction = memory_fraction(usage)) out += " (" + number(100 * *fraction) + " %)";
+  if (usage.memory_resident_mb) out += source_note(usage.memory_resident_source);
+  return out;
+}
+
+// "; with page cache 140 MB (reclaimable)", or "" when it adds nothing.
+inline std::string page_cache_note(const analysis::JobUsage& usage) {
+  auto peak = peak_with_cache(usage);
+  return peak ? "; with page cache " + number(*peak) + " MB (reclaimable)" : "";
+}
+
+// The parts of memory at the resident peak: "anon 95 MB, shmem 7 MB, page
+// cache 38 MB (reclaimable), kernel 2 MB, swap 0 MB"; empty when none was
+// exported.
+inline std::string memory_parts(const analysis::JobUsage& usage) {
+  const analysis::MemoryBreakdown& parts = usage.memory_at_peak;
+  std::string out;
+  auto add = [&](const char* name, const std::optional<double>& mb, const char* note) {
+    if (mb) out += (out.empty() ? "" : ", ") + std::string(name) + " " + number(*mb) + " MB" + note;
+  };
+  add("anon", parts.anon, "");
+  add("shmem", parts.shmem, "");
+  add("page cache", parts.file, " (reclaimable)");
+  add("kernel", parts.kernel, "");
+  add("swap", parts.swap, "");
+  return out;
+}
+
+// The one sentence of a job of which nothing is known (JobUsage::no_usage()).
+inline std::string no_usage_sentence(const analysis::JobUsage& usage) {
+  return usage.missing.empty() ? "Nothing is known of the job's use." : usage.missing.front();
+}
+
+// What the faces say when the figures come from accounting alone.
+inline constexpr const char* kNoSamples = "no samples; figures from Slurm accounting";
 
 // Runtime over the time limit, a fraction; absent without both.
 inline std::optional<double> time_fraction(const analysis::JobUsage& usage) {

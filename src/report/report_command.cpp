@@ -15,11 +15,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <stdexcept>
+#include <thread>
 
 namespace petricore::report {
 namespace {
@@ -187,6 +190,15 @@ int run_report(const ReportOptions& options) {
   Result<analysis::JobReport> report = analyzer.analyze(*id);
   // The sources' messages already name the job and where it was looked for.
   if (!report) return fail(report.error());
+  if (options.send_mail && report->usage.job.finished() && !report->settled) {
+    // Slurm's MailProg runs as the job ends, before the collector's final
+    // readings are scraped: the mail waits for them ([prometheus] after_end).
+    double ready = static_cast<double>(*report->usage.job.end) + analysis::after_end_seconds(options.analysis.analyzer);
+    double wait = ready - static_cast<double>(std::time(nullptr));
+    if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    report = analyzer.analyze(*id);
+    if (!report) return fail(report.error());
+  }
   if ((options.mail || options.send_mail) && !report->usage.job.finished()) {
     std::fprintf(stderr, "petricore: job %s is still running: the mail is written once it has ended\n",
                  id->text().c_str());

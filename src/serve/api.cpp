@@ -294,7 +294,7 @@ HttpResponse Api::job_usage(const HttpRequest& request, const std::string& job_i
   if (!entry) return std::move(*refusal);
   HttpResponse response = json_response(entry->json);
   // Per user (authorisation), so never in a shared cache.
-  response.headers.push_back({"Cache-Control", entry->finished() ? "private, max-age=300" : "no-store"});
+  response.headers.push_back({"Cache-Control", entry->settled() ? "private, max-age=300" : "no-store"});
   return response;
 }
 
@@ -306,7 +306,7 @@ HttpResponse Api::mail(const HttpRequest& request, const std::string& job_id) {
   std::string base = base_url(request);
   std::string pdf_url = base.empty() ? "" : base + "/pdf/" + analysis::parse_job_id(job_id)->text();
   HttpResponse response = text_response(backends_.render_mail(entry->report, pdf_url));
-  response.headers.push_back({"Cache-Control", "private, max-age=300"});
+  response.headers.push_back({"Cache-Control", entry->settled() ? "private, max-age=300" : "no-store"});
   return response;
 }
 

@@ -1,13 +1,13 @@
 // The drawn and HTML faces of a job (ARCHITECTURE.md §5): /plot, /pie, /pdf,
 // /jobs/<id> and the index's job form. Same authorisation and errors as the
-// JSON routes (Api::load_job); finished jobs' files are drawn once and kept
+// JSON routes (Api::load_job); settled finished jobs' files are drawn once and kept
 // in the rendered cache.
 #include "analysis/job_id.hpp"
+#include "core/deflate.hpp"
 #include "render/chart.hpp"
 #include "render/job_charts.hpp"
 #include "render/job_html.hpp"
 #include "render/pdf_report.hpp"
-#include "core/deflate.hpp"
 #include "serve/api.hpp"
 #include "serve/compression.hpp"
 
@@ -75,22 +75,21 @@ HttpResponse drawing_failed(const std::exception& e) {
 }  // namespace
 
 HttpResponse Api::drawn(const HttpRequest& request, const CachedReport& entry, const std::string& key,
-                        const std::string& content_type,
-                        const std::function<std::string()>& draw) {
-  RenderedFile file = entry.finished() ? rendered_.find(key) : nullptr;
+                        const std::string& content_type, const std::function<std::string()>& draw) {
+  RenderedFile file = entry.settled() ? rendered_.find(key) : nullptr;
   if (!file) {
     try {
       file = std::make_shared<const std::string>(draw());
     } catch (const std::runtime_error& e) {
       return drawing_failed(e);
     }
-    if (entry.finished()) rendered_.put(key, file);
+    if (entry.settled()) rendered_.put(key, file);
   }
   HttpResponse response;
   response.content_type = content_type;
   // Per user (authorisation), so never in a shared cache.
-  response.headers.push_back({"Cache-Control", entry.finished() ? "private, max-age=300" : "no-store"});
-  if (entry.finished() && should_gzip(request, content_type, file->size())) {
+  response.headers.push_back({"Cache-Control", entry.settled() ? "private, max-age=300" : "no-store"});
+  if (entry.settled() && should_gzip(request, content_type, file->size())) {
     // A job page is ~600 kB: compressing it once, not at every request.
     const std::string gzip_key = key + "|gzip";
     RenderedFile gzipped = rendered_.find(gzip_key);
@@ -160,8 +159,8 @@ HttpResponse Api::job_page(const HttpRequest& request, const std::string& job_id
   if (!entry) return std::move(*refusal);
   render::JobPageLinks links;
   links.base_url = base_url(request);
-  return drawn(request, *entry, "page/" + entry->report.usage.job.job_id + "/" + links.base_url, "text/html; charset=utf-8",
-               [&] { return render::job_page_html(entry->report, links); });
+  return drawn(request, *entry, "page/" + entry->report.usage.job.job_id + "/" + links.base_url,
+               "text/html; charset=utf-8", [&] { return render::job_page_html(entry->report, links); });
 }
 
 HttpResponse Api::job_form(const HttpRequest& request) {

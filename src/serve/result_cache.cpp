@@ -55,7 +55,7 @@ CachedReportPtr ResultCache::find_locked(const std::string& key, Clock::time_poi
 void ResultCache::put_locked(const std::string& key, CachedReportPtr entry, Clock::time_point now) {
   if (capacity_ == 0 || !entry) return;
   Clock::time_point expires = Clock::time_point::max();
-  if (!entry->finished()) {
+  if (!entry->settled()) {
     if (running_ttl_ <= Clock::duration::zero()) return;
     expires = now + running_ttl_;
   }

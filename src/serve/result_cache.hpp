@@ -1,7 +1,9 @@
 // Analysed jobs kept in memory so that repeated requests cost no Prometheus
 // or accounting query. Thread-safe; bounded (least recently used goes first).
 //
-//  * A finished job's report no longer changes: it stays until evicted.
+//  * A finished job's report no longer changes once it is settled (analysed
+//    past the query's after-end stretch, when the final samples are in):
+//    it stays until evicted. Before that it is kept like a running job's.
 //  * A running (or pending) job's report is kept only `running_ttl_seconds`
 //    (default 5 s): enough to absorb a dashboard polling several routes at
 //    once, short enough that its numbers stay current. 0 = never kept.
@@ -40,6 +42,7 @@ struct CachedReport {
   std::string json;            // render::job_json(report), rendered once
   std::size_t bytes = 0;       // approximate memory held (samples, labels, JSON)
   bool finished() const { return report.usage.job.finished(); }
+  bool settled() const { return report.settled; }
 };
 using CachedReportPtr = std::shared_ptr<const CachedReport>;
 

@@ -194,7 +194,7 @@ got=$(jq -r '"\(.user.username) \(.user.uid) \(.jobs | map(.jobid) | join(",")) 
 check "user JSON of alice: uid, jobs newest first, summary (got $code: $got)" \
   test "$code $got" = "200 alice 1001 $JOB_C,$JOB_A 1 1"
 got=$(jq -r '.summary.cpu_efficiency.mean' "$T/body" 2>&1)
-check "user summary: mean CPU efficiency of job A is 32.52 % (got $got)" test "$got" = 32.52
+check "user summary: mean CPU efficiency of job A is 32.5 % (18720 s over 3600 s on 16 cores; got $got)" test "$got" = 32.5
 
 # --- the user record with a real LDAP directory: mail and every group
 # (a second server on the same Prometheus, with [ldap] set).

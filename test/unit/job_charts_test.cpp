@@ -64,9 +64,27 @@ TEST_CASE("chart metrics start with CPU percent, memory, reads and writes, each 
   for (const char* expected :
        {"jobs_cpu_percent_per_core", "jobs_memory_peak_mb", "jobs_read_count", "jobs_write_count", "jobs_opened_files",
         "jobs_spawned_processes", "jobs_thread_count", "jobs_user_time", "jobs_system_time", "jobs_cpu_time_total",
-        "jobs_cpu_time_core", "jobs_uses_scratch", "jobs_memory_limit_mb", "jobs_cpus_allocated"})
+        "jobs_cpu_time_core", "jobs_uses_scratch", "jobs_memory_limit_mb", "jobs_cpus_allocated",
+        "jobs_memory_file_mb"})
     CHECK(names.count(expected) == 1);
   CHECK(metrics[1].y_title == "Resident memory (MiB)");
+  // The cgroup's peak is not the job's use: its title says the cache is in it.
+  for (const auto& m : metrics) {
+    INFO(m.metric);
+    if (m.metric == "jobs_memory_peak_mb") CHECK(m.title.find("page cache") != std::string::npos);
+    if (m.metric == "jobs_memory_file_mb") CHECK(m.title == "Page cache (reclaimable)");
+  }
+}
+
+TEST_CASE("the page cache chart of a job that streamed a file", "[job_charts]") {
+  auto chart = render::metric_chart(test::page_cache_job(), "jobs_memory_file_mb");
+  REQUIRE(chart.ok());
+  CHECK(chart->title == "Page cache (reclaimable) of job 4300");
+  REQUIRE(chart->lines.size() == 1);
+  CHECK(chart->lines[0].points.back().value == Approx(510));
+  auto peak = render::metric_chart(test::page_cache_job(), "jobs_memory_peak_mb");
+  REQUIRE(peak.ok());
+  CHECK(peak->title == "Peak memory with page cache of job 4300");
 }
 
 TEST_CASE("CPU chart of a four-node job: one line per node and the per-node reference line", "[job_charts]") {

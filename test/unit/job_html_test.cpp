@@ -107,10 +107,11 @@ TEST_CASE("job page heads with id, name, user, account and state, and summarises
   for (const char* fact : {"user <b>alice</b>", "account <b>def-alice</b>", "state <b>COMPLETED</b>"})
     CHECK(html.find(fact) != std::string::npos);
   // The same figures as the mail and the terminal report.
-  for (const char* figure : {"node[01-04] (4 nodes): 32 CPUs, 64000 MB", "01:00:00 of 04:00:00 asked for (25 %)",
-                             "1400 % of one CPU on average", "(43.8 % of the 32 allocated CPUs)", "Cores used", "of 32",
-                             "10000 MB at peak of 64000 MB allocated (15.6 %)", "2400 MB in 19200 reads", "not used",
-                             "bash 4, solver 32", "48 on average", "2026-11-29T18:09:15Z to 2026-11-29T19:09:15Z"}) {
+  for (const char* figure :
+       {"node[01-04] (4 nodes): 32 CPUs, 64000 MB", "01:00:00 of 04:00:00 asked for (25 %)",
+        "1400 % of one CPU on average", "(43.8 % of the 32 allocated CPUs)", "Cores used", "of 32",
+        "10000 MB resident at peak of 64000 MB allocated (15.6 %)", "2400 MB in 19200 reads", "not used",
+        "bash 4, solver 32", "48 on average", "2026-11-29T18:09:15Z to 2026-11-29T19:09:15Z"}) {
     INFO(figure);
     CHECK(html.find(figure) != std::string::npos);
   }
@@ -161,15 +162,60 @@ TEST_CASE("job page draws the charts inline as SVG images and links their PNGs",
   CHECK(html.find("/plot/4242/jobs_cpu_percent") < html.find("/pie/4242/"));
 }
 
-TEST_CASE("job page without metrics has no charts and says why", "[html]") {
+TEST_CASE("job page of a job of which nothing is known says why in one paragraph, without charts", "[html]") {
   auto report = test::four_node_job();
   report.usage = analysis::summarize(report.usage.job, {}, std::nullopt);
   report.findings = analysis::evaluate_rules(report.usage, {});
   report.warning = analysis::has_warning(report.findings);
+  REQUIRE(report.usage.no_usage());
   std::string html = render::job_page_html(report, {});
   CHECK(html.find("<img") == std::string::npos);
-  CHECK(html.find("none recorded") != std::string::npos);
-  CHECK(html.find("No metrics were recorded, so little could be checked.") != std::string::npos);
+  CHECK(html.find("id=\"charts\"") == std::string::npos);
+  CHECK(html.find("<p class=\"no-usage\">" + render::html_escape(report.usage.missing.front()) + "</p>") !=
+        std::string::npos);
+  CHECK(count_of(html, render::html_escape(report.usage.missing.front())) == 1);
+  for (const char* row : {">CPU<", ">CPU time<", ">Memory<", ">Data read<", ">Missing figures"}) {
+    INFO(row);
+    CHECK(html.find(row) == std::string::npos);
+  }
+  CHECK(html.find("Nothing was measured, so little could be checked.") != std::string::npos);
+}
+
+TEST_CASE("job page marks the figures from Slurm accounting", "[html]") {
+  auto report = test::accounting_only_job();
+  std::string html = render::job_page_html(report, {});
+  keep("job-accounting.html", html);
+  CHECK(html.find("<th scope=\"row\">Metrics</th><td>no samples; figures from Slurm accounting</td>") !=
+        std::string::npos);
+  CHECK(html.find("90 % of one CPU on average (90 % of the 1 allocated CPU) (from Slurm accounting)") !=
+        std::string::npos);
+  CHECK(html.find("18 s (from Slurm accounting)") != std::string::npos);
+  CHECK(html.find("700 MB resident at peak of 2000 MB allocated (35 %) (from Slurm accounting)") != std::string::npos);
+  CHECK(html.find(">Data read<") == std::string::npos);  // nothing sampled
+  CHECK(html.find("<img") == std::string::npos);
+  CHECK(html.find("No samples were recorded for this job, so there is nothing to chart.") != std::string::npos);
+}
+
+TEST_CASE("job page shows resident memory and the reclaimable page cache apart", "[html]") {
+  auto report = test::page_cache_job();
+  std::string html = render::job_page_html(report, {});
+  keep("job-page-cache.html", html);
+  CHECK(html.find("<th scope=\"row\">Memory</th><td>3 MB resident at peak of 4000 MB allocated (0.1 %); with page "
+                  "cache 516 MB (reclaimable)</td>") != std::string::npos);
+  CHECK(html.find("<th scope=\"row\">Memory at peak</th><td>anon 2.5 MB, shmem 0.5 MB, page cache 510 MB "
+                  "(reclaimable), kernel 3 MB</td>") != std::string::npos);
+}
+
+TEST_CASE("job page lists the figures that are missing and why", "[html]") {
+  auto report = test::four_node_job();
+  report.usage.series.erase("jobs_cpu_time_total");
+  report.usage = analysis::summarize(report.usage.job, report.usage.series, std::nullopt);
+  REQUIRE(report.usage.missing.size() == 1);
+  std::string html = render::job_page_html(report, {});
+  CHECK(html.find("<p>Missing figures:</p>\n<ul class=\"missing\">\n<li>" +
+                  render::html_escape(report.usage.missing.front()) + "</li>\n</ul>") != std::string::npos);
+  CHECK(test::four_node_job().usage.missing.empty());
+  CHECK(render::job_page_html(test::four_node_job(), {}).find("Missing figures") == std::string::npos);
 }
 
 TEST_CASE("job page links the job-end mail only once the job has ended", "[html]") {

@@ -80,7 +80,8 @@ TEST_CASE("one node: means and maxima over time, last values of counters", "[usa
 
   CHECK_FALSE(usage.no_metrics());
   CHECK(usage.runtime_seconds == 605);
-  CHECK(known(usage.cpu_avg_percent) == Approx(200));
+  // The mean is seff's: the final CPU time over the runtime (30 s in 605 s).
+  CHECK(known(usage.cpu_avg_percent) == Approx(100.0 * 30 / 605));
   CHECK(known(usage.cpu_max_percent) == Approx(300));
   CHECK(known(usage.cpu_time_total) == Approx(30));
   CHECK(known(usage.user_time) == Approx(25));
@@ -90,8 +91,9 @@ TEST_CASE("one node: means and maxima over time, last values of counters", "[usa
   CHECK(usage.cpu_time_core[1].core == "n1_core_3");
   CHECK(usage.cpu_time_core[2].core == "n1_core_10");
   CHECK(usage.cpu_time_core[1].seconds == Approx(15));
-  CHECK(usage.cores_used == 2);                       // mean 10: 13 and 15 count, 2 does not
-  CHECK(known(usage.memory_peak_mb) == Approx(300));  // the cgroup peak wins over the RSS samples
+  CHECK(usage.cores_used == 2);                           // mean 10: 13 and 15 count, 2 does not
+  CHECK(known(usage.memory_resident_mb) == Approx(250));  // the highest jobs_rss sample
+  CHECK(known(usage.memory_peak_mb) == Approx(300));      // the cgroup's own high-water mark
   CHECK(known(usage.opened_files_avg) == Approx(20));
   CHECK(usage.read_mb == Approx(7.5));
   CHECK(usage.write_mb == Approx(3));
@@ -132,11 +134,14 @@ TEST_CASE("four nodes: job-wide values sum the nodes present at each instant", "
 
   JobUsage usage = summarize(finished_job(), metrics, std::vector<Series>{});
 
-  // Instants: n1+n3, n1+n2+n3, n1+n2+n3, n1+n3.
-  CHECK(known(usage.cpu_avg_percent) == Approx(250));
+  // Instants: n1+n3, n1+n2+n3, n1+n2+n3, n1+n3: the max is 300 %. The mean
+  // is the four nodes' CPU time over the runtime.
+  CHECK(known(usage.cpu_avg_percent) == Approx(100.0 * (40 + 30 + 50 + 20) / 605));
   CHECK(known(usage.cpu_max_percent) == Approx(300));
   CHECK(known(usage.cpu_time_total) == Approx(40 + 30 + 50 + 20));
   CHECK(known(usage.memory_peak_mb) == Approx(1000 + 2000 + 500 + 300));
+  CHECK(known(usage.memory_resident_mb) == Approx(900 + 500 + 300));  // n2 has no jobs_rss
+  CHECK(usage.resident_peak_by_node == std::map<std::string, double>{{"n1", 900}, {"n3", 500}, {"n4", 300}});
   CHECK(usage.threads_max.at("python") == Approx(12));
   CHECK(usage.threads_max.at("bash") == Approx(1));
   CHECK(known(usage.opened_files_avg) == Approx(20));  // 10, 30, 30, 10
@@ -181,7 +186,7 @@ TEST_CASE("NaN and infinite samples are ignored, never averaged", "[usage]") {
   metrics["jobs_cpu_time_total"] = {Series{node("n1"), {{kT0, 12}, {kT0 + kStep, std::nan("")}}}};
   JobUsage usage = summarize(finished_job(), metrics, std::vector<Series>{Series{node("n1"), {{kT0, std::nan("")}}}});
 
-  CHECK(known(usage.cpu_avg_percent) == Approx(200));
+  CHECK(known(usage.cpu_avg_percent) == Approx(100.0 * 12 / 605));
   CHECK(known(usage.cpu_max_percent) == Approx(300));
   CHECK(known(usage.cpu_time_total) == Approx(12));  // the last finite sample
   CHECK_FALSE(usage.gpu_utilization_max.has_value());
@@ -247,4 +252,105 @@ TEST_CASE("the node behind an instance label: short name, addresses whole", "[us
   CHECK(short_node_name("10.0.0.5:9445") == "10.0.0.5");
   CHECK(short_node_name("[fe80::1]:9445") == "fe80::1");
   CHECK(short_node_name("") == "");
+}
+
+// ---------------------------------------------------------------- honest numbers
+
+TEST_CASE("after the end only each series' last sample counts: counters end at their final values", "[usage][end]") {
+  JobRecord job = finished_job();  // ends at kT0 + 600
+  Metrics metrics;
+  // Samples at kT0 + 15 k: the range query reaches past the end. The final
+  // reading (published when the collector saw the end) comes at +615 and is
+  // repeated while it lingers; the job stopped growing at its end.
+  Series cpu{node("n1"), {{kT0 + 585, 580}, {kT0 + 600, 590}, {kT0 + 615, 596}, {kT0 + 630, 596}, {kT0 + 645, 596}}};
+  Series open_files{node("n1"), {{kT0 + 585, 10}, {kT0 + 600, 10}, {kT0 + 615, 0}, {kT0 + 630, 0}, {kT0 + 645, 0}}};
+  metrics["jobs_cpu_time_total"] = {cpu};
+  metrics["jobs_opened_files"] = {open_files};
+  JobUsage usage = summarize(job, metrics, std::nullopt);
+  CHECK(known(usage.cpu_time_total) == Approx(596));  // the final reading, not the last in-window 590
+  CHECK(known(usage.cpu_avg_percent) == Approx(100.0 * 596 / 605));
+  // One sample past the end, not three: means are not dragged by the repeats.
+  CHECK(usage.series.at("jobs_opened_files")[0].samples.size() == 3);
+  CHECK(known(usage.opened_files_avg) == Approx(20.0 / 3));
+}
+
+TEST_CASE("mean CPU is the CPU time over the runtime; the max is never below it", "[usage][end]") {
+  JobRecord job = finished_job();
+  job.start = static_cast<std::int64_t>(kT0);
+  job.end = job.start.value() + 10;  // a 10 s job
+  Metrics metrics;
+  // One full sample at +1 s without a rate, the final one at +10 s with 150 %.
+  metrics["jobs_cpu_time_total"] = {Series{node("n1"), {{kT0 + 1, 1.5}, {kT0 + 11, 15}}}};
+  metrics["jobs_cpu_percent"] = {Series{node("n1"), {{kT0 + 11, 135}}}};
+  JobUsage usage = summarize(job, metrics, std::nullopt);
+  CHECK(known(usage.cpu_avg_percent) == Approx(150));  // 15 s in 10 s, the first second included
+  CHECK(known(usage.cpu_max_percent) == Approx(150));  // the sampled 135 % missed the first second
+  CHECK(usage.cpu_time_source == FigureSource::Metrics);
+}
+
+TEST_CASE("resident peak per node, summed; the breakdown at that peak; the cgroup peak apart", "[usage][memory]") {
+  Metrics metrics;
+  metrics["jobs_rss"] = {on_grid(node("n1"), {100, 400, 200}), on_grid(node("n2"), {50, 60, 70})};
+  metrics["jobs_memory_anon_mb"] = {on_grid(node("n1"), {90, 390, 190}), on_grid(node("n2"), {50, 60, 70})};
+  metrics["jobs_memory_shmem_mb"] = {on_grid(node("n1"), {10, 10, 10}), on_grid(node("n2"), {0, 0, 0})};
+  metrics["jobs_memory_file_mb"] = {on_grid(node("n1"), {500, 20, 900}), on_grid(node("n2"), {1, 2, 3})};
+  metrics["jobs_memory_kernel_mb"] = {on_grid(node("n1"), {5, 6, 7})};
+  metrics["jobs_memory_peak_mb"] = {on_grid(node("n1"), {600, 600, 1100}), on_grid(node("n2"), {80, 80, 80})};
+  JobUsage usage = summarize(finished_job(), metrics, std::nullopt);
+  CHECK(known(usage.memory_resident_mb) == Approx(400 + 70));
+  CHECK(usage.memory_resident_source == FigureSource::Metrics);
+  CHECK(usage.resident_peak_by_node == std::map<std::string, double>{{"n1", 400}, {"n2", 70}});
+  // n1 peaked at the 2nd instant, n2 at the 3rd.
+  CHECK(known(usage.memory_at_peak.anon) == Approx(390 + 70));
+  CHECK(known(usage.memory_at_peak.shmem) == Approx(10 + 0));
+  CHECK(known(usage.memory_at_peak.file) == Approx(20 + 3));
+  CHECK(known(usage.memory_at_peak.kernel) == Approx(6));  // n2 exported none
+  CHECK_FALSE(usage.memory_at_peak.swap);
+  CHECK(known(usage.memory_peak_mb) == Approx(1100 + 80));  // page cache included
+}
+
+TEST_CASE("a finished job without samples takes TotalCPU and MaxRSS from accounting, marked so", "[usage][end]") {
+  JobRecord job = finished_job();
+  job.total_cpu_seconds = 4.2;
+  job.max_rss_mb = 3.5;
+  JobUsage usage = summarize(job, {}, std::nullopt);
+  CHECK(usage.no_metrics());
+  CHECK_FALSE(usage.no_usage());
+  CHECK(known(usage.cpu_time_total) == Approx(4.2));
+  CHECK(usage.cpu_time_source == FigureSource::Accounting);
+  CHECK(known(usage.cpu_avg_percent) == Approx(100 * 4.2 / 605));
+  CHECK_FALSE(usage.cpu_max_percent);  // no sampled rate
+  CHECK(known(usage.memory_resident_mb) == Approx(3.5));
+  CHECK(usage.memory_resident_source == FigureSource::Accounting);
+  CHECK(usage.missing.empty());
+
+  // Samples win where they exist: CPU from the metrics, memory still from MaxRSS.
+  Metrics cpu_only;
+  cpu_only["jobs_cpu_time_total"] = {on_grid(node("n1"), {5})};
+  JobUsage mixed = summarize(job, cpu_only, std::nullopt);
+  CHECK(known(mixed.cpu_time_total) == Approx(5));
+  CHECK(mixed.cpu_time_source == FigureSource::Metrics);
+  CHECK(mixed.memory_resident_source == FigureSource::Accounting);
+
+  // A running job's TotalCPU counts only the steps that ended: not a stand-in.
+  job.end.reset();
+  job.state = "RUNNING";
+  JobUsage running = summarize(job, cpu_only, std::nullopt);
+  CHECK_FALSE(running.memory_resident_mb);
+  REQUIRE(running.missing.size() == 1);
+  CHECK_THAT(running.missing[0], Catch::Contains("resident memory") && Catch::Contains("still running"));
+}
+
+TEST_CASE("a job with nothing anywhere says so in one sentence", "[usage][end]") {
+  JobRecord job = finished_job();
+  JobUsage usage = summarize(job, {}, std::nullopt);
+  CHECK(usage.no_usage());
+  REQUIRE(usage.missing.size() == 1);
+  CHECK_THAT(usage.missing[0], Catch::Contains("No samples") && Catch::Contains("TotalCPU"));
+  job.start.reset();
+  job.end.reset();
+  job.state = "PENDING";
+  JobUsage pending = summarize(job, {}, std::nullopt);
+  REQUIRE(pending.missing.size() == 1);
+  CHECK_THAT(pending.missing[0], Catch::Contains("not started"));
 }

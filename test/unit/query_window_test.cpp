@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-using petricore::analysis::query_window;
 using Catch::Matchers::WithinAbs;
+using petricore::analysis::query_window;
 
 TEST_CASE("a short job gets the configured smallest step", "[query_window]") {
   // 25 s job, collectors every 2 s: 13 steps of 2 s, ending at the end.
@@ -44,4 +44,27 @@ TEST_CASE("an end before the start (clock skew) gives a one-point window", "[que
   CHECK(w.end == 990);
   CHECK(w.start == 990);
   CHECK(w.step == 15);
+}
+
+TEST_CASE("a finished job's window reaches past its end, to catch the final sample", "[query_window]") {
+  // Ended at 1025; the final readings are scraped up to 30 s later.
+  auto w = query_window(1000, 1025.0, 5000, 15, 30);
+  CHECK(w.end == 1055);
+  CHECK(w.start <= 1000);
+  CHECK(std::fmod(w.end - w.start, w.step) == 0);
+  // Right after the end the window stops at now: the future holds nothing yet.
+  w = query_window(1000, 1025.0, 1030, 15, 30);
+  CHECK(w.end == 1030);
+  // ... and never before the end.
+  w = query_window(1000, 1025.0, 1020, 15, 30);
+  CHECK(w.end == 1025);
+}
+
+TEST_CASE("the after-end stretch defaults to 2 steps, at least 30 s", "[query_window]") {
+  petricore::analysis::AnalyzerOptions options;
+  CHECK(petricore::analysis::after_end_seconds(options) == 30);
+  options.min_step_seconds = 60;
+  CHECK(petricore::analysis::after_end_seconds(options) == 120);
+  options.after_end_seconds = 5;
+  CHECK(petricore::analysis::after_end_seconds(options) == 5);
 }

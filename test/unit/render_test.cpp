@@ -3,6 +3,7 @@
 // README there), the JSON's §5 keys and types, the mail's last line, and the
 // terminal text with and without a tty.
 #include "render/job_render.hpp"
+#include "sample_jobs.hpp"
 #include "test_fixtures.hpp"
 
 #include <boost/json.hpp>
@@ -174,6 +175,8 @@ const Case kCases[] = {
     {"gpu", gpu_job, true},
     {"oom_no_metrics", oom_without_metrics, false},
     {"running", running_job, false},
+    {"page_cache", test::page_cache_job, false},
+    {"accounting_only", test::accounting_only_job, false},
 };
 
 std::string read_file(const std::filesystem::path& path) {
@@ -221,6 +224,28 @@ void require_keys(const json::value& value, std::initializer_list<const char*> k
   }
 }
 
+// The object's keys, in order.
+std::vector<std::string> keys_of(const json::value& value) {
+  std::vector<std::string> keys;
+  for (const auto& member : value.as_object()) keys.emplace_back(member.key());
+  return keys;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// The text's lines that start with `prefix`.
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(prefix, 0) == 0) out.push_back(line);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("job JSON and mail match their golden files", "[render]") {
@@ -240,8 +265,20 @@ TEST_CASE("job JSON parses and carries every key of the contract", "[render]") {
       std::string text = render::job_json(report);
       json::value doc = json::parse(text);
 
-      require_keys(doc, {"jobid", "sponsor", "username", "runtime", "state", "start", "end", "uses_scratch",
-                         "alloc_tres", "threads", "cpu", "ram", "gpu", "io", "findings", "warning"});
+      // Numbers as people write them: no NaN, no exponent form.
+      CHECK_FALSE(std::regex_search(text, std::regex("[0-9][eE][-+]?[0-9]")));
+      CHECK_FALSE(std::regex_search(text, std::regex("[:,\\[]\\s*-?(nan|inf|NaN|Infinity)", std::regex::icase)));
+      REQUIRE(doc.at("missing").is_array());
+      CHECK(doc.at("missing").as_array().size() == report.usage.missing.size());
+      if (report.usage.no_usage()) {
+        CHECK(keys_of(doc) == std::vector<std::string>{"jobid", "sponsor", "username", "runtime", "state", "start",
+                                                       "end", "alloc_tres", "no_usage", "missing", "findings",
+                                                       "warning"});
+        continue;
+      }
+      CHECK(keys_of(doc) == std::vector<std::string>{"jobid", "sponsor", "username", "runtime", "state", "start", "end",
+                                                     "uses_scratch", "alloc_tres", "threads", "cpu", "ram", "gpu", "io",
+                                                     "missing", "findings", "warning"});
       CHECK(doc.at("jobid").is_number());
       CHECK(doc.at("uses_scratch").is_bool());
       CHECK(doc.at("warning").as_bool() == report.warning);
@@ -252,18 +289,23 @@ TEST_CASE("job JSON parses and carries every key of the contract", "[render]") {
                          "system_time"});
       require_keys(cpu.at("available"), {"amount", "unit"});
       require_keys(cpu.at("used"), {"amount", "unit"});
-      require_keys(cpu.at("time_total"), {"time", "unit"});
-      require_keys(cpu.at("avg_usage_job"), {"usage", "lowest_expected_usage", "unit"});
+      require_keys(cpu.at("time_total"), {"time", "unit", "source"});
+      require_keys(cpu.at("avg_usage_job"), {"usage", "lowest_expected_usage", "unit", "source"});
       require_keys(cpu.at("max_usage_job"), {"usage", "unit"});
       require_keys(cpu.at("user_time"), {"time", "unit"});
       require_keys(cpu.at("system_time"), {"time", "unit"});
       for (const auto& core : cpu.at("time_core").as_array())
         require_keys(core, {"core", "time", "unit", "percent_of_total"});
       const json::value& ram = doc.at("ram");
-      require_keys(ram, {"used", "available", "peak"});
-      require_keys(ram.at("used"), {"amount", "unit", "usage"});
+      require_keys(ram, {"used", "available", "peak", "breakdown"});
+      require_keys(ram.at("used"), {"amount", "unit", "usage", "source"});
       require_keys(ram.at("available"), {"amount", "unit"});
       require_keys(ram.at("peak"), {"amount", "unit"});
+      require_keys(ram.at("breakdown"), {"anon", "shmem", "file", "kernel", "swap", "unit"});
+      CHECK(ram.at("breakdown").at("unit").as_string() == "MB");
+      // A source exactly where there is a figure.
+      CHECK(cpu.at("time_total").at("time").is_null() == cpu.at("time_total").at("source").is_null());
+      CHECK(ram.at("used").at("amount").is_null() == ram.at("used").at("source").is_null());
       require_keys(doc.at("gpu"), {"alloc_gpu"});
       const json::value& io = doc.at("io");
       require_keys(io, {"opened_files", "read", "write"});
@@ -272,10 +314,6 @@ TEST_CASE("job JSON parses and carries every key of the contract", "[render]") {
       REQUIRE(doc.at("findings").as_array().size() == report.findings.size());
       for (const auto& finding : doc.at("findings").as_array())
         require_keys(finding, {"rule", "severity", "message", "advice", "value", "threshold", "unit"});
-
-      // Numbers as people write them: no NaN, no exponent form.
-      CHECK_FALSE(std::regex_search(text, std::regex("[0-9][eE][-+]?[0-9]")));
-      CHECK_FALSE(std::regex_search(text, std::regex("[:,\\[]\\s*-?(nan|inf|NaN|Infinity)", std::regex::icase)));
     }
   }
 }
@@ -288,7 +326,15 @@ TEST_CASE("job JSON types: ids, instants, units and unknowns", "[render]") {
   CHECK(serial.at("runtime").as_string() == "00:10:02");
   CHECK(serial.at("alloc_tres").at("alloc_mem").as_int64() == 8000);
   CHECK(serial.at("cpu").at("avg_usage_job").at("lowest_expected_usage").as_int64() == 320);
-  CHECK(serial.at("ram").at("used").at("usage").as_double() == Approx(1550.5 / 8000).epsilon(1e-3));
+  // used: the resident peak (jobs_rss); peak: the cgroup's, page cache included.
+  CHECK(serial.at("ram").at("used").at("amount").as_int64() == 1500);
+  CHECK(serial.at("ram").at("used").at("usage").as_double() == Approx(1500.0 / 8000).epsilon(1e-3));
+  CHECK(serial.at("ram").at("used").at("source").as_string() == "metrics");
+  CHECK(serial.at("ram").at("peak").at("amount").as_double() == Approx(1550.5));
+  CHECK(serial.at("ram").at("breakdown").at("anon").is_null());  // not exported
+  CHECK(serial.at("cpu").at("time_total").at("source").as_string() == "metrics");
+  CHECK(serial.at("cpu").at("avg_usage_job").at("source").as_string() == "metrics");
+  CHECK(serial.at("missing").as_array().empty());
   double percent_sum = 0;
   for (const auto& core : serial.at("cpu").at("time_core").as_array())
     percent_sum += core.at("percent_of_total").to_number<double>();
@@ -300,15 +346,22 @@ TEST_CASE("job JSON types: ids, instants, units and unknowns", "[render]") {
 
   json::value oom = json::parse(render::job_json(oom_without_metrics()));
   CHECK(oom.at("jobid").as_int64() == 51253);  // JobIDRaw, what slurm_job labels carry
-  CHECK(oom.at("cpu").at("avg_usage_job").at("usage").is_null());
-  CHECK(oom.at("cpu").at("used").at("amount").is_null());
-  CHECK(oom.at("ram").at("used").at("usage").is_null());
-  CHECK(oom.at("io").at("read").at("amount").is_null());
-  CHECK(oom.at("io").at("opened_files").is_null());
+  CHECK(oom.at("no_usage").is_string());
 
   json::value running = json::parse(render::job_json(running_job()));
   CHECK(running.at("end").is_null());
   CHECK(running.at("runtime").as_string() == "00:02:00");
+  // No CPU time sampled, and a running job has no TotalCPU yet.
+  CHECK(running.at("cpu").at("time_total").at("time").is_null());
+  CHECK(running.at("cpu").at("time_total").at("source").is_null());
+  CHECK(running.at("cpu").at("avg_usage_job").at("usage").is_null());
+  CHECK(running.at("cpu").at("avg_usage_job").at("source").is_null());
+  CHECK(running.at("cpu").at("used").at("amount").is_null());
+  CHECK(running.at("ram").at("used").at("usage").is_null());  // no allocation known
+  CHECK(running.at("io").at("read").at("amount").is_null());
+  CHECK(running.at("io").at("opened_files").is_null());
+  REQUIRE(running.at("missing").as_array().size() == 1);
+  CHECK(running.at("missing").as_array()[0].as_string().subview().rfind("CPU time: ", 0) == 0);
 }
 
 TEST_CASE("the mail ends with the WARNING line the mail wrappers read", "[render]") {
@@ -317,9 +370,11 @@ TEST_CASE("the mail ends with the WARNING line the mail wrappers read", "[render
       JobReport report = c.build();
       std::string mail = render::mail_text(report, pdf_link(c, report));
       CHECK(last_line(mail) == (report.warning ? "WARNING=true" : "WARNING=false"));
-      for (const char* header : {"----------General Data----------", "----------I/O Data----------",
-                                 "----------Usage Data----------", "----------Thread Data----------"})
-        CHECK(mail.find(header) != std::string::npos);
+      CHECK(mail.rfind("----------General Data----------\n", 0) == 0);
+      // A job of which nothing is known has the General section alone.
+      for (const char* header :
+           {"----------I/O Data----------", "----------Usage Data----------", "----------Thread Data----------"})
+        CHECK((mail.find(header) != std::string::npos) == !report.usage.no_usage());
       for (const Finding& f : report.findings) {
         CHECK(collapsed(mail).find(collapsed(f.message)) != std::string::npos);
         CHECK(collapsed(mail).find(collapsed(f.advice)) != std::string::npos);
@@ -350,5 +405,127 @@ TEST_CASE("terminal text: no escape codes without a tty, bars and colour with on
   std::string tty = render::terminal_text(serial_job(), true);
   CHECK(tty.find('\033') != std::string::npos);
   std::string uncoloured = std::regex_replace(tty, std::regex("\033\\[[0-9;]*m"), "");
-  CHECK(uncoloured.find("CPU   ██░░░░░░░░  23 %") != std::string::npos);
+  CHECK(uncoloured.find("CPU   ██░░░░░░░░  25 %") != std::string::npos);
+}
+
+TEST_CASE("figures from Slurm accounting say so in the JSON, the text and the mail", "[render]") {
+  JobReport report = test::accounting_only_job();
+  REQUIRE(report.usage.no_metrics());
+  REQUIRE_FALSE(report.usage.no_usage());
+
+  json::value doc = json::parse(render::job_json(report));
+  CHECK_FALSE(doc.as_object().contains("no_usage"));
+  const json::value& cpu = doc.at("cpu");
+  CHECK(cpu.at("time_total").at("time").as_int64() == 18);
+  CHECK(cpu.at("time_total").at("source").as_string() == "accounting");
+  CHECK(cpu.at("avg_usage_job").at("usage").as_int64() == 90);  // 18 s over 20 s
+  CHECK(cpu.at("avg_usage_job").at("source").as_string() == "accounting");
+  CHECK(cpu.at("max_usage_job").at("usage").is_null());  // no sampled rate
+  const json::value& ram = doc.at("ram");
+  CHECK(ram.at("used").at("amount").as_int64() == 700);
+  CHECK(ram.at("used").at("usage").as_double() == Approx(0.35));
+  CHECK(ram.at("used").at("source").as_string() == "accounting");
+  CHECK(ram.at("peak").at("amount").is_null());
+  for (const char* part : {"anon", "shmem", "file", "kernel", "swap"}) CHECK(ram.at("breakdown").at(part).is_null());
+  CHECK(doc.at("missing").as_array().empty());
+
+  std::string text = render::terminal_text(report, false);
+  INFO(text);
+  CHECK(text.find("  Metrics   no samples; figures from Slurm accounting\n") != std::string::npos);
+  CHECK(text.find("  CPU       90 % mean (90 % per core) (from Slurm accounting)\n") != std::string::npos);
+  CHECK(text.find("  CPU time  18 s (from Slurm accounting)\n") != std::string::npos);
+  CHECK(text.find("  Memory    700 MB resident at peak (35 % of 2000 MB) (from Slurm accounting)\n") !=
+        std::string::npos);
+  CHECK(text.find("I/O") == std::string::npos);  // nothing sampled to show
+  CHECK(text.find("unknown") == std::string::npos);
+
+  std::string mail = render::mail_text(report, "");
+  INFO(mail);
+  CHECK(mail.find("No samples were recorded; the figures below are from Slurm accounting.\n") != std::string::npos);
+  CHECK(mail.find("CPU time: 18 s (from Slurm accounting)\n") != std::string::npos);
+  CHECK(mail.find("Memory: 700 MB resident at peak of 2000 MB allocated (35 %) (from Slurm accounting)\n") !=
+        std::string::npos);
+  CHECK(count_of(mail, "(from Slurm accounting)") == 3);
+}
+
+TEST_CASE("a job of which nothing is known has one no_usage key and one line", "[render]") {
+  JobReport report = test::no_usage_job();
+  REQUIRE(report.usage.no_usage());
+  REQUIRE(report.usage.missing.size() == 1);
+  const std::string& why = report.usage.missing.front();
+
+  json::value doc = json::parse(render::job_json(report));
+  CHECK(doc.at("no_usage").as_string() == why);
+  for (const char* key : {"uses_scratch", "threads", "cpu", "ram", "gpu", "io"}) {
+    INFO(key);
+    CHECK_FALSE(doc.as_object().contains(key));
+  }
+  // The identity and the allocation stay.
+  CHECK(doc.at("jobid").as_int64() == 4302);
+  CHECK(doc.at("runtime").as_string() == "00:00:20");
+  CHECK(doc.at("alloc_tres").at("alloc_mem").as_int64() == 2000);
+  CHECK(doc.at("missing").as_array().size() == 1);
+  CHECK(doc.at("warning").is_bool());
+
+  std::string text = render::terminal_text(report, false);
+  INFO(text);
+  CHECK(text.find("  Usage     " + why + "\n") != std::string::npos);
+  CHECK(count_of(text, why) == 1);
+  for (const char* label :
+       {"  CPU ", "  CPU time", "  Memory", "  I/O", "  GPUs", "  Threads", "  Metrics", "  Missing"}) {
+    INFO(label);
+    CHECK(lines_starting(text, label).empty());
+  }
+  CHECK(text.find("unknown") == std::string::npos);
+  CHECK(text.find("null") == std::string::npos);
+
+  std::string mail = render::mail_text(report, "");
+  INFO(mail);
+  CHECK(collapsed(mail).find(collapsed(why)) != std::string::npos);
+  CHECK(mail.find("unknown") == std::string::npos);
+  CHECK(last_line(mail) == (report.warning ? "WARNING=true" : "WARNING=false"));
+}
+
+TEST_CASE("resident memory and the reclaimable page cache apart in every text face", "[render]") {
+  JobReport report = test::page_cache_job();
+  json::value doc = json::parse(render::job_json(report));
+  const json::value& ram = doc.at("ram");
+  CHECK(ram.at("used").at("amount").as_int64() == 3);
+  CHECK(ram.at("used").at("usage").as_double() == Approx(3.0 / 4000).margin(1e-4));
+  CHECK(ram.at("used").at("source").as_string() == "metrics");
+  CHECK(ram.at("peak").at("amount").as_int64() == 516);
+  const json::value& parts = ram.at("breakdown");
+  CHECK(parts.at("anon").as_double() == Approx(2.5));
+  CHECK(parts.at("shmem").as_double() == Approx(0.5));
+  CHECK(parts.at("file").as_int64() == 510);
+  CHECK(parts.at("kernel").as_int64() == 3);
+  CHECK(parts.at("swap").is_null());  // not exported
+  CHECK(parts.at("unit").as_string() == "MB");
+
+  std::string text = render::terminal_text(report, false);
+  INFO(text);
+  CHECK(text.find("  Memory    3 MB resident at peak (0.1 % of 4000 MB); with page cache 516 MB (reclaimable)\n") !=
+        std::string::npos);
+  std::string mail = render::mail_text(report, "");
+  INFO(mail);
+  CHECK(mail.find("Memory: 3 MB resident at peak of 4000 MB allocated (0.1 %)\n") != std::string::npos);
+  CHECK(mail.find("With page cache: 516 MB at peak (the cache is reclaimable)\n") != std::string::npos);
+
+  // A page cache under 1 MB above the resident peak is not worth a mention.
+  JobReport serial = serial_job();
+  serial.usage.memory_peak_mb = 1500.5;
+  CHECK(lines_starting(render::terminal_text(serial, false), "  Memory") ==
+        std::vector<std::string>{"  Memory    1500 MB resident at peak (18.8 % of 8000 MB)"});
+  std::string serial_mail = render::mail_text(serial, "");
+  CHECK(lines_starting(serial_mail, "Memory:") ==
+        std::vector<std::string>{"Memory: 1500 MB resident at peak of 8000 MB allocated (18.8 %)"});
+  CHECK(lines_starting(serial_mail, "With page cache").empty());
+}
+
+TEST_CASE("the text and the mail list the figures that are missing and why", "[render]") {
+  JobReport report = running_job();
+  REQUIRE(report.usage.missing.size() == 1);
+  const std::string& why = report.usage.missing.front();
+  CHECK(render::terminal_text(report, false).find("  Missing   " + why + "\n") != std::string::npos);
+  CHECK(collapsed(render::mail_text(report, "")).find("Missing: " + collapsed(why)) != std::string::npos);
 }

@@ -121,8 +121,9 @@ struct Fixture {
       if (!job) return job.error();
       analysis::JobReport report;
       report.usage.job = job.value();
-      report.usage.cpu_avg_percent = 200;  // 50 % of 4 cores
-      report.usage.memory_peak_mb = 1000;  // 0.25 of 4000
+      report.usage.cpu_avg_percent = 200;            // 50 % of 4 cores
+      report.usage.memory_resident_mb = 1000;        // 0.25 of 4000
+      report.settled = report.usage.job.finished();  // analysed well after its end
       report.warning = id.job == 100;
       return report;
     };

@@ -33,7 +33,9 @@ JobUsage healthy_job() {
   usage.cpu_time_core = {
       {"node01_core_0", 3000}, {"node01_core_1", 3000}, {"node01_core_2", 3000}, {"node01_core_3", 3000}};
   usage.cores_used = 4;
-  usage.memory_peak_mb = 3200;  // 80 %
+  usage.memory_resident_mb = 3200;  // 80 %
+  usage.resident_peak_by_node = {{"node01", 3200}};
+  usage.memory_peak_mb = 3600;  // the cgroup's peak, page cache included
   usage.opened_files_avg = 10;
   usage.read_mb = 50;
   usage.write_mb = 20;
@@ -78,6 +80,7 @@ TEST_CASE("job_state: failed states are critical, each with its own advice", "[r
   JobUsage job = healthy_job();
   job.job.state = "OUT_OF_MEMORY";
   job.memory_peak_mb = 3999;
+  job.memory_resident_mb = 12;  // the cgroup peak hit the limit; jobacct's MaxRSS may show little
   Finding oom = only(job, "job_state");
   CHECK(oom.severity == Severity::Critical);
   CHECK(oom.unit == "MB");
@@ -85,6 +88,8 @@ TEST_CASE("job_state: failed states are critical, each with its own advice", "[r
   CHECK(oom.threshold == Approx(4000));
   CHECK_THAT(oom.advice, Catch::Contains("--mem=6000M"));
   CHECK_FALSE(fires(job, "memory_near_limit"));  // the state finding says it already
+  // One memory advice only: never "request less" next to "request more".
+  CHECK_FALSE(fires(job, "memory_overallocated"));
 
   job.job.state = "TIMEOUT";
   Finding timeout = only(job, "job_state");
@@ -169,7 +174,8 @@ TEST_CASE("serial_on_many_cores: several cores, about one busy", "[rules]") {
   CHECK(f.severity == Severity::Warning);
   CHECK(f.value == Approx(0.98));
   CHECK(f.threshold == Approx(0.85));
-  CHECK_THAT(f.advice, Catch::Contains("--cpus-per-task=1"));
+  // No numbered step: the record cannot tell -n 4 from -c 4.
+  CHECK_THAT(f.advice, Catch::Contains("--ntasks=1 --cpus-per-task=1"));
 
   job.cpu_avg_percent = 200;  // two cores' worth: inefficient, not serial
   CHECK_FALSE(fires(job, "serial_on_many_cores"));
@@ -178,29 +184,92 @@ TEST_CASE("serial_on_many_cores: several cores, about one busy", "[rules]") {
   CHECK_FALSE(fires(job, "serial_on_many_cores"));
 }
 
-TEST_CASE("memory_overallocated: peak below 70 % of the allocation", "[rules]") {
+TEST_CASE("serial_on_many_cores advises on tasks or cores per task as the job was laid out", "[rules]") {
   JobUsage job = healthy_job();
-  job.memory_peak_mb = 1000;
+  job.job.alloc_cpus = 2;
+  job.cpu_avg_percent = 99;
+  job.cpu_max_percent = 100;
+  job.cpu_time_core.resize(2);
+  SECTION("-n 2 -c 1: fewer tasks, not --cpus-per-task=1, which it had") {
+    job.job.tasks = 2;
+    job.job.cpus_per_task = 1;
+    Finding f = only(job, "serial_on_many_cores");
+    CHECK_THAT(f.advice, Catch::Contains("--ntasks=1") && !Catch::Contains("--cpus-per-task"));
+    CHECK_THAT(f.message, Catch::Contains("2 tasks of 1 core"));
+  }
+  SECTION("-n 1 -c 2: one core per task") {
+    job.job.tasks = 1;
+    job.job.cpus_per_task = 2;
+    Finding f = only(job, "serial_on_many_cores");
+    CHECK_THAT(f.advice, Catch::Contains("--cpus-per-task=1") && !Catch::Contains("--ntasks"));
+  }
+  SECTION("several nodes: one node as well") {
+    job.job.alloc_nodes = 2;
+    job.job.tasks = 2;
+    job.job.cpus_per_task = 1;
+    CHECK_THAT(only(job, "serial_on_many_cores").advice, Catch::Contains("--nodes=1 --ntasks=1"));
+  }
+}
+
+TEST_CASE("memory_overallocated: resident peak below 70 % of the allocation", "[rules]") {
+  JobUsage job = healthy_job();
+  job.memory_resident_mb = 1000;
+  job.resident_peak_by_node = {{"node01", 1000}};
   Finding f = only(job, "memory_overallocated");
   CHECK(f.severity == Severity::Warning);
   CHECK(f.value == Approx(25));
   CHECK(f.threshold == Approx(70));
   CHECK(f.unit == "%");
+  CHECK_THAT(f.message, Catch::Contains("resident memory peaked at 1000 MB"));
   CHECK_THAT(f.advice, Catch::Contains("--mem=1200M"));
-
-  // Over several nodes --mem would count per node: ask per CPU instead.
-  job.job.alloc_nodes = 2;
-  job.job.alloc_cpus = 8;
-  CHECK_THAT(only(job, "memory_overallocated").advice, Catch::Contains("--mem-per-cpu=150M"));
 
   CHECK_FALSE(fires(healthy_job(), "memory_overallocated"));
   job.job.alloc_mem_mb.reset();  // unknown allocation: no ratio
   CHECK_FALSE(fires(job, "memory_overallocated"));
 }
 
+TEST_CASE("memory_overallocated judges resident memory, not the page cache", "[rules]") {
+  // Writes and re-reads 500 MB: the cgroup peak holds the page cache.
+  JobUsage job = healthy_job();
+  job.job.alloc_mem_mb = 620;
+  job.memory_resident_mb = 0.4;
+  job.resident_peak_by_node = {{"node01", 0.4}};
+  job.memory_peak_mb = 516;
+  Finding f = only(job, "memory_overallocated");
+  CHECK(f.value == Approx(100 * 0.4 / 620));
+  CHECK_THAT(f.message, Catch::Contains("resident memory peaked at 0.4 MB") && Catch::Contains("page cache"));
+  // 1.2 x 0.4 MB, raised to the 64 MB floor (slurmstepd and the libraries need room).
+  CHECK_THAT(f.advice, Catch::Contains("--mem=64M") && !Catch::Contains("620"));
+  RuleThresholds no_floor;
+  no_floor.memory_request_min_mb = 0;
+  CHECK_THAT(only(job, "memory_overallocated", no_floor).advice, Catch::Contains("--mem=1M"));
+}
+
+TEST_CASE("memory advice takes the form the job asked in", "[rules]") {
+  JobUsage job = healthy_job();
+  job.job.alloc_nodes = 2;
+  job.job.alloc_cpus = 8;
+  job.job.alloc_mem_mb = 16000;  // --mem=8000M on each of 2 nodes
+  job.memory_resident_mb = 3000;
+  job.resident_peak_by_node = {{"node01", 2000}, {"node02", 1000}};
+  SECTION("per node (--mem): from the fullest node's peak") {
+    CHECK_THAT(only(job, "memory_overallocated").advice, Catch::Contains("--mem=2400M"));
+  }
+  SECTION("per CPU only when the record says so: the fullest node's peak over its CPUs") {
+    job.job.mem_per_cpu = true;
+    CHECK_THAT(only(job, "memory_overallocated").advice, Catch::Contains("--mem-per-cpu=600M"));
+  }
+  SECTION("the OOM advice keeps the form too: 1.5 x the per-node limit") {
+    job.job.state = "OUT_OF_MEMORY";
+    CHECK_THAT(only(job, "job_state").advice, Catch::Contains("--mem=12000M") && Catch::Contains("per node"));
+    job.job.mem_per_cpu = true;
+    CHECK_THAT(only(job, "job_state").advice, Catch::Contains("--mem-per-cpu=3000M"));
+  }
+}
+
 TEST_CASE("memory_overallocated waits for the end of a running job", "[rules]") {
   JobUsage job = healthy_job();
-  job.memory_peak_mb = 1000;  // 25 % so far
+  job.memory_resident_mb = 1000;  // 25 % so far
   job.job.state = "RUNNING";
   job.job.end.reset();
   CHECK_FALSE(fires(job, "memory_overallocated"));
@@ -209,15 +278,30 @@ TEST_CASE("memory_overallocated waits for the end of a running job", "[rules]") 
   CHECK(fires(job, "memory_overallocated"));
 }
 
-TEST_CASE("memory_near_limit: peak above 95 % of the allocation is info", "[rules]") {
+TEST_CASE("memory_near_limit: resident plus kernel memory above 95 % of the allocation is info", "[rules]") {
   JobUsage job = healthy_job();
-  job.memory_peak_mb = 3900;
+  job.memory_resident_mb = 3900;
+  job.resident_peak_by_node = {{"node01", 3900}};
   Finding f = only(job, "memory_near_limit");
   CHECK(f.severity == Severity::Info);
   CHECK(f.value == Approx(97.5));
   CHECK(f.threshold == Approx(95));
   CHECK_THAT(f.advice, Catch::Contains("--mem=4680M"));
   CHECK_FALSE(fires(healthy_job(), "memory_near_limit"));
+
+  // 3700 MB resident is not near the limit alone; with 150 MB of kernel memory it is.
+  job.memory_resident_mb = 3700;
+  job.resident_peak_by_node = {{"node01", 3700}};
+  CHECK_FALSE(fires(job, "memory_near_limit"));
+  job.memory_at_peak.kernel = 150;
+  Finding with_kernel = only(job, "memory_near_limit");
+  CHECK(with_kernel.value == Approx(96.25));
+  CHECK_THAT(with_kernel.message, Catch::Contains("kernel"));
+  // The page cache never counts.
+  job.memory_at_peak.kernel.reset();
+  job.memory_at_peak.file = 2000;
+  job.memory_peak_mb = 4000;
+  CHECK_FALSE(fires(job, "memory_near_limit"));
 }
 
 TEST_CASE("scratch_unused: more than 100 MiB of I/O outside scratch", "[rules]") {
@@ -276,6 +360,19 @@ TEST_CASE("too_many_threads: one process name above 2 x the allocated CPUs", "[r
   CHECK_FALSE(fires(job, "too_many_threads"));
 }
 
+TEST_CASE("too_many_threads leaves Slurm's launchers alone, and the list is configurable", "[rules]") {
+  JobUsage job = healthy_job();
+  job.job.alloc_cpus = 2;
+  job.cpu_time_core.resize(2);
+  job.cpu_avg_percent = 180;
+  job.threads_max = {{"srun", 7}, {"slurmstepd", 9}, {"sleep", 5}, {"stress", 2}};
+  CHECK_FALSE(fires(job, "too_many_threads"));
+  RuleThresholds nothing_ignored;
+  nothing_ignored.threads_ignore.clear();
+  auto findings = evaluate_rules(job, nothing_ignored);
+  CHECK(of_rule(findings, "too_many_threads").size() == 3);
+}
+
 TEST_CASE("gpu_unused: allocated GPUs at 0 % the whole job, only when measured", "[rules]") {
   JobUsage job = healthy_job();
   job.job.alloc_gpus = 2;
@@ -322,7 +419,7 @@ TEST_CASE("a job shorter than min_runtime hears only the state rule", "[rules]")
   JobUsage job = healthy_job();
   job.runtime_seconds = 200;
   job.cpu_avg_percent = 10;
-  job.memory_peak_mb = 10;
+  job.memory_resident_mb = 10;
   CHECK(evaluate_rules(job, {}).empty());
   job.job.state = "OUT_OF_MEMORY";
   auto findings = evaluate_rules(job, {});
@@ -330,9 +427,11 @@ TEST_CASE("a job shorter than min_runtime hears only the state rule", "[rules]")
   CHECK(findings[0].rule == "job_state");
 }
 
-TEST_CASE("a job without metrics hears only the state rule", "[rules]") {
+TEST_CASE("a job with nothing measured hears only the state rule", "[rules]") {
   JobUsage job = healthy_job();
   job.series.clear();
+  job.cpu_time_total.reset();
+  job.memory_resident_mb.reset();
   job.cpu_avg_percent = 10;  // whatever the aggregates say
   job.job.time_limit_seconds = 72000;
   CHECK(evaluate_rules(job, {}).empty());
@@ -364,15 +463,16 @@ TEST_CASE("thresholds come from the configuration", "[rules]") {
   RuleThresholds roomy;
   roomy.memory_request_factor = 1.5;
   JobUsage small = healthy_job();
-  small.memory_peak_mb = 1000;
+  small.memory_resident_mb = 1000;
+  small.resident_peak_by_node = {{"node01", 1000}};
   CHECK_THAT(only(small, "memory_overallocated", roomy).advice, Catch::Contains("--mem=1500M"));
 }
 
 TEST_CASE("findings come most severe first; info alone is no warning", "[rules]") {
   JobUsage job = healthy_job();
-  job.cpu_max_percent = 600;  // cpu_stability, info
-  job.memory_peak_mb = 1000;  // memory_overallocated, warning
-  job.job.state = "TIMEOUT";  // job_state, critical
+  job.cpu_max_percent = 600;      // cpu_stability, info
+  job.memory_resident_mb = 1000;  // memory_overallocated, warning
+  job.job.state = "TIMEOUT";      // job_state, critical
   auto findings = evaluate_rules(job, {});
   REQUIRE(findings.size() == 3);
   CHECK(findings[0].severity == Severity::Critical);
@@ -401,6 +501,7 @@ TEST_CASE("rules on aggregates built by summarize from series", "[rules]") {
     return s;
   };
   metrics["jobs_cpu_percent"] = {at(99)};
+  metrics["jobs_cpu_time_total"] = {at(0.99 * 3600)};
   metrics["jobs_rss"] = {at(3200)};
   JobUsage usage = summarize(record, metrics, std::nullopt);
   auto findings = evaluate_rules(usage, {});
@@ -408,4 +509,20 @@ TEST_CASE("rules on aggregates built by summarize from series", "[rules]") {
   CHECK(of_rule(findings, "cpu_efficiency").size() == 1);
   CHECK(of_rule(findings, "memory_overallocated").empty());
   CHECK(has_warning(findings));
+}
+
+TEST_CASE("figures from Slurm accounting are judged like measured ones", "[rules]") {
+  // A 10-minute job the collector never sampled: TotalCPU and MaxRSS stand in.
+  JobRecord record = healthy_job().job;
+  record.end = *record.start + 600;
+  record.time_limit_seconds = 700;
+  record.total_cpu_seconds = 600;  // one core's worth of four
+  record.max_rss_mb = 100;         // of 4000 MB
+  JobUsage usage = summarize(record, {}, std::nullopt);
+  auto findings = evaluate_rules(usage, {});
+  CHECK(of_rule(findings, "cpu_efficiency").size() == 1);
+  CHECK(of_rule(findings, "serial_on_many_cores").size() == 1);
+  REQUIRE(of_rule(findings, "memory_overallocated").size() == 1);
+  CHECK_THAT(of_rule(findings, "memory_overallocated")[0].message, Catch::Contains("from Slurm accounting"));
+  CHECK_THAT(of_rule(findings, "memory_overallocated")[0].advice, Catch::Contains("--mem=120M"));
 }

@@ -89,10 +89,93 @@ inline analysis::JobReport four_node_job() {
     m["jobs_opened_files"].push_back(sample_series(on(), n, step, [&](std::size_t) { return 12; }));
     m["jobs_uses_scratch"].push_back(sample_series(on(), n, step, [&](std::size_t) { return 0; }));
     m["jobs_spawned_processes"].push_back(sample_series(on(), n, step, [&](std::size_t) { return 3; }));
-    m["jobs_thread_count"].push_back(sample_series(on({{"proc_name", "solver"}}), n, step, [](std::size_t) { return 8; }));
-    m["jobs_thread_count"].push_back(sample_series(on({{"proc_name", "bash"}}), n, step, [](std::size_t) { return 1; }));
+    m["jobs_thread_count"].push_back(
+        sample_series(on({{"proc_name", "solver"}}), n, step, [](std::size_t) { return 8; }));
+    m["jobs_thread_count"].push_back(
+        sample_series(on({{"proc_name", "bash"}}), n, step, [](std::size_t) { return 1; }));
   }
   return report_from(std::move(job), std::move(m));
+}
+
+// Job 4300 of erin: 10 minutes on one core, streaming a large file through
+// the page cache. Resident memory (anon + shmem) stays at 3 MB; the page
+// cache grows to 510 MB, so the cgroup's peak, cache included, is 516 MB.
+// Sampled every 15 s (41 samples); no swap series.
+inline analysis::JobReport page_cache_job() {
+  analysis::JobRecord job;
+  job.job_id = job.raw_id = "4300";
+  job.name = "stream";
+  job.user = "erin";
+  job.account = "def-erin";
+  job.partition = "cpu";
+  job.state = "COMPLETED";
+  job.start = kSampleStart;
+  job.end = kSampleStart + 600;
+  job.time_limit_seconds = 900;
+  job.alloc_cpus = 1;
+  job.alloc_mem_mb = 4000;
+  job.alloc_nodes = 1;
+  job.node_list = "node05";
+  const std::size_t n = 41;
+  const double step = 15;
+  const std::map<std::string, std::string> on = {{"instance", "node05"}, {"slurm_job", "4300"}};
+  auto ramp = [](double first, double last) { return [first, last](std::size_t i) { return i == 0 ? first : last; }; };
+  std::map<std::string, std::vector<analysis::Series>> m;
+  m["jobs_cpu_percent"] = {sample_series(on, n, step, [](std::size_t) { return 95; })};
+  m["jobs_cpu_time_total"] = {sample_series(on, n, step, [&](std::size_t i) { return 0.95 * step * i; })};
+  m["jobs_rss"] = {sample_series(on, n, step, ramp(2.5, 3))};
+  m["jobs_memory_anon_mb"] = {sample_series(on, n, step, ramp(2, 2.5))};
+  m["jobs_memory_shmem_mb"] = {sample_series(on, n, step, ramp(0.5, 0.5))};
+  m["jobs_memory_file_mb"] = {sample_series(on, n, step, ramp(200, 510))};
+  m["jobs_memory_kernel_mb"] = {sample_series(on, n, step, ramp(3, 3))};
+  m["jobs_memory_peak_mb"] = {sample_series(on, n, step, ramp(210, 516))};
+  m["jobs_read_mb"] = {sample_series(on, n, step, [&](std::size_t i) { return 125.0 * i; })};
+  m["jobs_write_mb"] = {sample_series(on, n, step, [](std::size_t) { return 0; })};
+  m["jobs_opened_files"] = {sample_series(on, n, step, [](std::size_t) { return 2; })};
+  m["jobs_uses_scratch"] = {sample_series(on, n, step, [](std::size_t) { return 1; })};
+  return report_from(std::move(job), std::move(m));
+}
+
+// Job 4301 of frank: ended after 20 s, before the collector sampled it; Slurm's
+// accounting record has TotalCPU 18 s and MaxRSS 700 MB, which stand in.
+inline analysis::JobReport accounting_only_job() {
+  analysis::JobRecord job;
+  job.job_id = job.raw_id = "4301";
+  job.name = "quick";
+  job.user = "frank";
+  job.account = "def-frank";
+  job.partition = "cpu";
+  job.state = "COMPLETED";
+  job.start = kSampleStart;
+  job.end = kSampleStart + 20;
+  job.time_limit_seconds = 600;
+  job.alloc_cpus = 1;
+  job.alloc_mem_mb = 2000;
+  job.alloc_nodes = 1;
+  job.node_list = "node06";
+  job.total_cpu_seconds = 18;
+  job.max_rss_mb = 700;
+  return report_from(std::move(job), {});
+}
+
+// Job 4302: the same 20 s job, but its accounting record has neither
+// TotalCPU nor MaxRSS: nothing at all is known of its use.
+inline analysis::JobReport no_usage_job() {
+  analysis::JobRecord job;
+  job.job_id = job.raw_id = "4302";
+  job.name = "quick";
+  job.user = "frank";
+  job.account = "def-frank";
+  job.partition = "cpu";
+  job.state = "COMPLETED";
+  job.start = kSampleStart;
+  job.end = kSampleStart + 20;
+  job.time_limit_seconds = 600;
+  job.alloc_cpus = 1;
+  job.alloc_mem_mb = 2000;
+  job.alloc_nodes = 1;
+  job.node_list = "node06";
+  return report_from(std::move(job), {});
 }
 
 }  // namespace petricore::test
