@@ -5,41 +5,46 @@
 # with proctrack/task/jobacct_gather cgroup on cgroup v1, slurmdbd, MariaDB,
 # munge; lib/slurm_cluster.sh) and a real Pushgateway + Prometheus:
 #
-#   petricore collect --push PGW --interval 1   (Prometheus scrapes the
-#                                                Pushgateway every 1 s)
+#   petricore collect --push PGW   at its DEFAULT intervals: a full pass every
+#                                  15 s, the watch loop every 1 s; Prometheus
+#                                  scrapes the Pushgateway every 1 s
 #   real jobs, submitted with sbatch as the unprivileged user petricore-e2e:
-#     cpu2     2 cores, stress --cpu 2 for 40 s
-#     serial   2 cores, stress --cpu 1 for 40 s
-#     memover  --mem=2G, touches 100 MB for 20 s
-#     smallio  writes 2000 files of 16 KiB under the scratch prefix
-#     oom      --mem=100M, touches 300 MB: killed (OUT_OF_MEMORY)
-#     gpu      --gres=gpu:1 over stand-in device nodes (SLURM_JOB_GPUS)
+#     cpu2      2 cores, stress --cpu 2 for 40 s
+#     serial    2 cores, stress --cpu 1 for 40 s
+#     memover   --mem=2G, touches 100 MB for 20 s
+#     smallio   writes 2000 files of 16 KiB under the scratch prefix
+#     oom       --mem=100M, touches 300 MB: killed (OUT_OF_MEMORY)
+#     gpu       --gres=gpu:1 over stand-in device nodes (SLURM_JOB_GPUS)
+#     pagecache --mem=1G, writes 500 MB to scratch and reads it back: the
+#               page cache fills, resident memory stays small
+#     tasks2    -n 2 -c 1 --mem-per-cpu=128M, srun stress --cpu 1 for 20 s:
+#               two busy tasks
+#     short3 / short5   stress --cpu 1 for 3 s / 5 s: shorter than the
+#               collector's interval
 #   then, per job, `report ID --json --accounting sacct` (real sacct) is
-#   checked against sacct's own TotalCPU, MaxRSS and State, and the findings
-#   each job should (and should not) raise; `init-db` runs on slurmdbd's real
-#   schema and `report --accounting db` must give the same job figures.
+#   checked against sacct's own TotalCPU, MaxRSS, Elapsed and State, and the
+#   findings each job should (and should not) raise; `init-db` runs on
+#   slurmdbd's real schema and `report --accounting db` must give the same
+#   job figures.
 #
 # The host has 2 CPUs, so the "many cores" jobs use 2 (all there are): a
 # node declaring more CPUs than exist cannot give the extra cores a cpuset.
 #
-# Tolerances (why): petricore samples every 1 s, Prometheus sees the
-# Pushgateway every 1 s (a push just before the end is stamped with the
-# scrape's time, after it) and the job's end is known to the second, so the
-# CPU time of the job's last ~3 s can be missing: cpu.time_total within
-# max(4 s x allocated cores, 10 %) of sacct's TotalCPU, a second of margin
-# for scheduling (at a 2 s interval a 1-core job was seen 3.8 s short).
-# ram.used is the memory cgroup's peak (max_usage_in_bytes, page cache
-# included), MaxRSS is RSS sampled every 2 s by jobacct_gather:
-# within 15 % or 12 MiB, whichever is larger. Two exceptions: the I/O job's
-# peak holds the page cache of the files it wrote (there ram.used >= MaxRSS
-# only), and the OOM job's spike falls between jobacct_gather's samples
-# (sacct MaxRSS stays tiny), so its ram.used must be the 100 MB limit +-5 %
-# (and >= MaxRSS). The mean CPU use is checked against sacct's TotalCPU /
-# Elapsed within max(10 points, 20 %). cpu2's "near 200 %" (160..210) and the
-# absence of cpu_efficiency and serial_on_many_cores there are checked only
-# when the host gave the job its cores (sacct's own TotalCPU/Elapsed per core
-# >= 85 %); on a busy host (other builds on the 2 CPUs) those findings are
-# right to fire, and the check is reported as skipped with sacct's figure.
+# Tolerances (the issue's; why): for every job of 10 s or more, CPU time
+# within max(1 s x allocated cores, 2 %) of sacct's TotalCPU — the collector
+# reads a job's cgroup at most one watch interval (1 s) before its end, and
+# the cgroup counts a little Slurm overhead TotalCPU leaves out; mean CPU
+# within 2 points of TotalCPU / Elapsed (both over the same Elapsed); peak
+# resident memory within max(2 MiB, 10 %) of MaxRSS (both anon + shmem-like
+# RSS sampled over the job: jobacct_gather every 2 s, petricore every 15 s
+# plus the job's first and last readings). Not compared: the OOM job's
+# memory (its spike falls between samples of both), and the resident peak
+# of jobs under 10 s. Jobs of 3-5 s must still get a CPU time (same
+# tolerance) and a mean CPU %. cpu2's "near 200 %" and the absence of
+# cpu_efficiency and serial_on_many_cores there are checked only when the
+# host gave the job its cores (sacct's own TotalCPU/Elapsed per core >= 85
+# %); on a busy host those findings are right to fire, and the check is
+# reported as skipped with sacct's figure.
 #
 # Usage: slurm_e2e_test.sh PETRICORE_BINARY   (root; KEEP=1 keeps the temp dir)
 # Exit 0 all passed, 1 a check failed, 77 skipped (not root, no cgroup v1,
@@ -95,12 +100,12 @@ ok "cluster $SC_CLUSTER up (munged, mariadbd, slurmdbd, slurmctld, slurmd -N $SC
 
 SCRATCH=$T/scratch
 mkdir -p "$SCRATCH" && chown "$SC_USER:" "$SCRATCH" && chmod 755 "$SCRATCH"
-"$PETRICORE" collect --push "$SC_PGW_URL" --interval 1 --instance "$SC_NODE" --scratch-prefix "$SCRATCH" \
+"$PETRICORE" collect --push "$SC_PGW_URL" --instance "$SC_NODE" --scratch-prefix "$SCRATCH" \
   </dev/null >"$T/collect.log" 2>&1 &
 COLLECT_PID=$!
-# Rules for short test jobs: everything but min_runtime stays at its default;
-# range queries step at the collector's 1 s interval.
-printf '[prometheus]\nstep = 1\n[rules]\nmin_runtime = 10\n' >"$T/petricore.toml"
+# Rules for short test jobs: everything but min_runtime stays at its default,
+# the range query's step and after-end stretch too (15 s, 30 s).
+printf '[rules]\nmin_runtime = 10\n' >"$T/petricore.toml"
 
 # ---- the jobs
 job_script() {  # NAME BODY: a batch script the job user can read
@@ -128,9 +133,17 @@ exit $rc'
 # shellcheck disable=SC2016 # expanded in the job
 job_script gpu 'echo "SLURM_JOB_GPUS=$SLURM_JOB_GPUS"
 stress --cpu 1 --timeout 15s'
+job_script pagecache "mkdir -p $SCRATCH/\$SLURM_JOB_ID && cd $SCRATCH/\$SLURM_JOB_ID || exit 1
+dd if=/dev/zero of=big bs=1M count=500 conv=fsync status=none
+cat big big >/dev/null
+sleep 10  # long enough for the rules (min_runtime 10 s), the cache still there
+rm -f big"
+job_script tasks2 'srun stress --cpu 1 --timeout 20s'
+job_script short3 'stress --cpu 1 --timeout 3s'
+job_script short5 'stress --cpu 1 --timeout 5s'
 
 declare -A JOB=()  # name -> id
-NAMES=(cpu2 serial memover smallio oom gpu)
+NAMES=(cpu2 serial memover smallio oom gpu pagecache tasks2 short3 short5)
 submit() {  # NAME SBATCH-ARGS...
   local name=$1 id
   shift
@@ -143,11 +156,15 @@ submit memover -c 1 --mem=2G
 submit smallio -c 1 --mem=512M
 submit oom -c 1 --mem=100M
 if [ "$SC_GPUS" -gt 0 ]; then submit gpu -c 1 --mem=256M --gres=gpu:1; fi
+submit pagecache -c 1 --mem=1G
+submit tasks2 -n 2 -c 1 --mem-per-cpu=128M
+submit short3 -c 1 --mem=256M
+submit short5 -c 1 --mem=256M
 [ "${#JOB[@]}" -gt 0 ] || bail "no job was accepted"
 echo "# jobs: $(for n in "${NAMES[@]}"; do [ -n "${JOB[$n]:-}" ] && printf '%s=%s ' "$n" "${JOB[$n]}"; done)"
 
-# All of them end within 4 minutes (they run about 2 on the 2 CPUs).
-if slurm_cluster_wait_idle 240; then
+# All of them end within 5 minutes (they run about 3 on the 2 CPUs).
+if slurm_cluster_wait_idle 300; then
   ok "all jobs ended after $((SECONDS - START)) s"
 else
   not_ok "jobs still queued after 240 s: $(timeout 5 squeue -h -o '%i %j %T %R' | tr '\n' ';')"
@@ -161,7 +178,16 @@ sacct_done() {
   done
 }
 wait_until 30 sacct_done || not_ok "sacct shows every job ended within 30 s"
-sleep 4  # two more scrape intervals
+# The analysis reads 30 s past a job's end ([prometheus] after_end), where
+# the collector's final readings are: the last job's must be in.
+last_end=0
+for n in "${!JOB[@]}"; do
+  e=$(slurm_cluster_sacct "${JOB[$n]}" JobID,End | head -n 1 | cut -d'|' -f2)
+  e=$(date -d "$e" +%s 2>/dev/null || echo 0)
+  [ "$e" -gt "$last_end" ] && last_end=$e
+done
+left=$((last_end + 32 - $(date +%s)))
+[ "$left" -gt 0 ] && sleep "$left"
 if kill -0 "$COLLECT_PID" 2>/dev/null; then ok "collect still running"; else not_ok "collect died: $(tail -n 5 "$T/collect.log")"; fi
 
 # ---- sacct's figures
@@ -232,39 +258,29 @@ for n in "${NAMES[@]}"; do
   check "$n ($id): state $state = sacct ${S_STATE[$n]} = $want" all_equal "$state" "${S_STATE[$n]}" "$want"
 
   cpu=$(j "$f" .cpu.time_total.time)
-  tol=$((4 * S_CPUS[$n]))
-  if within "$cpu" "${S_CPU[$n]}" "$tol" 0.10; then
-    ok "$n: cpu.time_total $cpu s ~ sacct TotalCPU ${S_CPU[$n]} s (within max($tol s, 10 %))"
+  cpu_src=$(j "$f" .cpu.time_total.source)
+  tol=${S_CPUS[$n]}
+  if within "$cpu" "${S_CPU[$n]}" "$tol" 0.02; then
+    ok "$n: cpu.time_total $cpu s ($cpu_src) ~ sacct TotalCPU ${S_CPU[$n]} s (within max($tol s, 2 %))"
   else
-    not_ok "$n: cpu.time_total $cpu s vs sacct TotalCPU ${S_CPU[$n]} s (tolerance max($tol s, 10 %))"
-  fi
-  ram=$(j "$f" .ram.used.amount)
-  if [ "$n" = smallio ]; then
-    check "$n: ram.used $ram MB >= sacct MaxRSS ${S_RSS[$n]} MiB (the peak includes the written files' page cache)" \
-      awk -v a="$ram" -v b="${S_RSS[$n]}" 'BEGIN { exit !(a != "null" && a + 1 >= b) }'
-  elif [ "$n" = oom ]; then
-    # jobacct_gather samples every 2 s and misses the spike before the kill;
-    # the cgroup's peak is the limit.
-    check "$n: ram.used $ram MB = the 100 MB limit (+-5 %) and >= sacct MaxRSS ${S_RSS[$n]} MiB" \
-      awk -v a="$ram" -v b="${S_RSS[$n]}" 'BEGIN { exit !(a != "null" && a >= 95 && a <= 105 && a + 1 >= b) }'
-  elif within "$ram" "${S_RSS[$n]}" 12 0.15; then
-    ok "$n: ram.used $ram MB ~ sacct MaxRSS ${S_RSS[$n]} MiB (within max(12 MiB, 15 %))"
-  else
-    not_ok "$n: ram.used $ram MB vs sacct MaxRSS ${S_RSS[$n]} MiB (tolerance max(12 MiB, 15 %))"
+    not_ok "$n: cpu.time_total $cpu s ($cpu_src) vs sacct TotalCPU ${S_CPU[$n]} s (tolerance max($tol s, 2 %))"
   fi
   avg=$(j "$f" .cpu.avg_usage_job.usage)
   S_AVG=$(sacct_avg "$n")
-  # smallio and oom spend their CPU in a burst at the start, before the
-  # collector's second sample of the job, and jobs_cpu_percent needs two:
-  # their mean is not comparable (see the note printed below).
-  if [ "$n" = oom ] || [ "$n" = smallio ]; then
-    echo "# note: $n mean CPU $avg % (petricore, from jobs_cpu_percent samples) vs sacct TotalCPU/Elapsed $S_AVG %"
+  if within "$avg" "$S_AVG" 2 0; then
+    ok "$n: mean CPU $avg % ~ sacct TotalCPU/Elapsed $S_AVG % (within 2 points)"
   else
-    if within "$avg" "$S_AVG" 10 0.20; then
-      ok "$n: mean CPU $avg % ~ sacct TotalCPU/Elapsed $S_AVG % (within max(10, 20 %))"
-    else
-      not_ok "$n: mean CPU $avg % vs sacct TotalCPU/Elapsed $S_AVG % (tolerance max(10, 20 %))"
-    fi
+    not_ok "$n: mean CPU $avg % vs sacct TotalCPU/Elapsed $S_AVG % (tolerance 2 points)"
+  fi
+  ram=$(j "$f" .ram.used.amount)
+  if [ "$n" = oom ]; then
+    echo "# note: oom resident peak $ram MB vs MaxRSS ${S_RSS[$n]} MiB: the spike before the kill falls between samples"
+  elif [ "${S_ELAPSED[$n]}" -lt 10 ]; then
+    echo "# note: $n (${S_ELAPSED[$n]} s) resident peak $ram MB vs MaxRSS ${S_RSS[$n]} MiB (not compared under 10 s)"
+  elif within "$ram" "${S_RSS[$n]}" 2 0.10; then
+    ok "$n: resident peak (ram.used) $ram MB ~ sacct MaxRSS ${S_RSS[$n]} MiB (within max(2 MiB, 10 %))"
+  else
+    not_ok "$n: resident peak (ram.used) $ram MB vs sacct MaxRSS ${S_RSS[$n]} MiB (tolerance max(2 MiB, 10 %))"
   fi
   fs=$(findings "$f")
   if [ "$n" != oom ] && has_finding "$f" job_state; then not_ok "$n: job_state fires for a $state job: $fs"; fi
@@ -305,6 +321,39 @@ for n in "${NAMES[@]}"; do
       sev=$(j "$f" '[.findings[] | select(.rule == "job_state") | .severity] | join(",")')
       check "oom: job_state finding is critical ($fs)" [ "$sev" = critical ]
       check "oom: warning is true" [ "$(j "$f" .warning)" = true ]
+      mem_advice=$(j "$f" '[.findings[] | select(.advice | test("--mem")) | .rule] | join(",")')
+      check "oom: one memory advice, the job_state one to ask for more (advising: $mem_advice)" \
+        [ "$mem_advice" = job_state ]
+      ;;
+    pagecache)
+      peak=$(j "$f" .ram.peak.amount) cache=$(j "$f" .ram.breakdown.file)
+      check "pagecache: resident peak $ram MB < 50 MB while the cgroup peak with page cache is $peak MB (>= 400)" \
+        awk -v r="$ram" -v p="$peak" 'BEGIN { exit !(r != "null" && r < 50 && p != "null" && p >= 400) }'
+      # What a finding says the job used and what it advises to ask for.
+      said=$(j "$f" '[.findings[] | select(.rule | startswith("memory")) | .message + " " + .advice] | join(" ")')
+      asked=$(printf '%s' "$said" | grep -oE -- '--mem(-per-cpu)?=[0-9]+M' | grep -oE '[0-9]+' | sort -n | tail -n 1)
+      used=$(printf '%s' "$said" | grep -oE 'resident memory peaked at [0-9.]+' | grep -oE '[0-9.]+$' | sort -n | tail -n 1)
+      if [ "${asked:-0}" -lt 100 ] && awk -v u="${used:-0}" 'BEGIN { exit !(u < 50) }'; then
+        ok "pagecache: memory findings speak of resident memory (${used:-no} MB used, --mem ${asked:-none}), not the cache ($fs; cache at the resident peak $cache MB)"
+      else
+        not_ok "pagecache: a memory finding counts the page cache: $said"
+      fi
+      ;;
+    tasks2)
+      if has_finding "$f" too_many_threads || has_finding "$f" serial_on_many_cores; then
+        not_ok "tasks2: too_many_threads or serial_on_many_cores fires on two busy srun tasks: $fs"
+      else
+        ok "tasks2: no launcher-thread or serial finding ($fs; threads $(j "$f" '.threads | tostring'))"
+      fi
+      if j "$f" '.findings[].advice' | grep -q -- --cpus-per-task; then
+        not_ok "tasks2: advice mentions --cpus-per-task: $(j "$f" '[.findings[].advice] | join(" / ")')"
+      else
+        ok "tasks2: no advice about --cpus-per-task"
+      fi
+      ;;
+    short3 | short5)
+      check "$n (${S_ELAPSED[$n]} s): has a CPU time ($cpu s) and a mean CPU % ($avg %)" \
+        awk -v c="$cpu" -v a="$avg" 'BEGIN { exit !(c != "null" && c != "" && a != "null" && a != "") }'
       ;;
     gpu)
       env_gpus=$(sed -n 's/^SLURM_JOB_GPUS=//p' "$SC_JOBDIR/gpu-$id.out")
@@ -328,7 +377,7 @@ else
   not_ok "init-db on slurmdbd's schema: $(tail -n 5 "$T/initdb.out")"
   db_ok=0
 fi
-KEYS='[.jobid, .username, .sponsor, .state, .start, .end, .runtime, .alloc_tres.alloc_cpu, .alloc_tres.alloc_mem, .alloc_tres.alloc_nodes, .cpu.time_total.time, .ram.used.amount, .io.write.count, .uses_scratch, ([.findings[].rule] | sort)]'
+KEYS='[.jobid, .username, .sponsor, .state, .start, .end, .runtime, .alloc_tres.alloc_cpu, .alloc_tres.alloc_mem, .alloc_tres.alloc_nodes, .cpu.time_total.time, .cpu.avg_usage_job.usage, .ram.used.amount, .ram.peak.amount, .io.write.count, .uses_scratch, ([.findings[].rule] | sort)]'
 for n in "${NAMES[@]}"; do
   if [ -z "${JOB[$n]:-}" ] || [ "$db_ok" != 1 ]; then continue; fi
   if ! report "$n" db --accounting db --db-host 127.0.0.1 --db-port "$MDB_PORT" --db-password-file "$T/dbpw"; then
@@ -344,16 +393,23 @@ for n in "${NAMES[@]}"; do
   if [ "$n" = gpu ]; then
     check "gpu: db alloc_tres.alloc_gpu = 1" [ "$(j "$n.db.json" .alloc_tres.alloc_gpu)" = 1 ]
   fi
+  if [ "$n" = tasks2 ]; then
+    # The DB view's mem_req tells a per-CPU request; sacct prints only the total.
+    adv_db=$(j "$n.db.json" '.findings[] | select(.rule == "memory_overallocated") | .advice' | grep -oE -- '--mem[-a-z]*=[0-9]+M')
+    adv_sacct=$(j "$n.sacct.json" '.findings[] | select(.rule == "memory_overallocated") | .advice' | grep -oE -- '--mem[-a-z]*=[0-9]+M')
+    check "tasks2 (--mem-per-cpu): the DB view's advice is per CPU ($adv_db), sacct's per node ($adv_sacct)" \
+      eval '[[ "$adv_db" == --mem-per-cpu=* && "$adv_sacct" == --mem=* ]]'
+  fi
 done
 
 # ---- the table for people
-echo "# job      id        state          cpu.time_total  TotalCPU  ram.used MB  MaxRSS MiB  mean CPU %  sacct CPU/Elapsed %  findings"
+echo "# job       id        state          cpu.time_total  TotalCPU  resident MB  MaxRSS MiB  peak+cache MB  mean CPU %  sacct CPU/Elapsed %  findings"
 for n in "${NAMES[@]}"; do
   if [ -z "${JOB[$n]:-}" ] || [ ! -s "$T/$n.sacct.json" ]; then continue; fi
   f=$n.sacct.json
-  printf '# %-8s %-9s %-14s %14s  %8s  %11s  %10s  %10s  %19s  %s\n' "$n" "${JOB[$n]}" "$(j "$f" .state)" \
+  printf '# %-9s %-9s %-14s %14s  %8s  %11s  %10s  %13s  %10s  %19s  %s\n' "$n" "${JOB[$n]}" "$(j "$f" .state)" \
     "$(j "$f" .cpu.time_total.time)" "${S_CPU[$n]}" "$(j "$f" .ram.used.amount)" "${S_RSS[$n]}" \
-    "$(j "$f" .cpu.avg_usage_job.usage)" \
+    "$(j "$f" .ram.peak.amount)" "$(j "$f" .cpu.avg_usage_job.usage)" \
     "$(sacct_avg "$n")" \
     "$(findings "$f")"
 done
