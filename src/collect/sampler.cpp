@@ -165,7 +165,8 @@ struct Sampler::Impl {
   void end_gone_jobs(const std::vector<JobCgroups>& found, const std::map<std::string, CpuReadings>* readings,
                      double now);
   std::map<std::string, CpuReadings> read_cpu_by_parent(const std::vector<JobCgroups>& found);
-  void add_time_after_last_reading(JobState& state, const std::map<std::string, CpuReadings>& readings, double now);
+  void add_time_after_last_reading(JobState& state, const std::map<std::string, CpuReadings>& readings,
+                                   const std::map<std::string, std::vector<int>>& cpus_by_dir, double now);
   bool went_backwards(const std::string& job_id, const JobState& state, const std::optional<double>& cpu_seconds);
   void refresh(const JobCgroups& cg, const CgroupCpu& cpu, JobState& state, double now);
   static void apply_cpu_reading(const CgroupCpu& cpu, JobSample& latest);
@@ -441,13 +442,18 @@ void Sampler::Impl::end_gone_jobs(const std::vector<JobCgroups>& found,
                                   const std::map<std::string, CpuReadings>* readings, double now) {
   std::unordered_set<std::string> present;
   for (const auto& cg : found) present.insert(cg.job_id);
+  // Which CPUs each job held, by its CPU cgroup: jobs that went together
+  // share their parent's time by them.
+  std::map<std::string, std::vector<int>> cpus_by_dir;
+  for (const auto& [id, state] : jobs)
+    if (!state.cpu_dir.empty() && state.cpus) cpus_by_dir[state.cpu_dir] = *state.cpus;
   for (auto it = jobs.begin(); it != jobs.end();) {
     if (present.count(it->first)) {
       ++it;
       continue;
     }
     if (it->second.latest) {
-      if (readings) add_time_after_last_reading(it->second, *readings, now);
+      if (readings) add_time_after_last_reading(it->second, *readings, cpus_by_dir, now);
       ended.push_back(final_sample(it->second));
     }
     it = jobs.erase(it);
@@ -481,10 +487,14 @@ std::map<std::string, CpuReadings> Sampler::Impl::read_cpu_by_parent(const std::
   std::map<std::string, const JobCgroups*> job_at;  // cpu_dir -> job
   std::map<std::string, CgroupVersion> parents;
   auto add_parents = [&](const std::string& cpu_dir, CgroupVersion version) {
-    // The grandparent too: Slurm removes v1 uid_U with the user's last job.
     std::string parent = parent_of(cpu_dir);
     parents.emplace(parent, version);
-    parents.emplace(parent_of(parent), version);
+    // On v1 the grandparent too (Slurm removes uid_U with the user's last
+    // job), unless it is the hierarchy's root, whose counters also hold the
+    // CPU time of every process outside a cgroup. v2's slurmstepd scope
+    // outlives the jobs.
+    std::string grandparent = parent_of(parent);
+    if (version == CgroupVersion::V1 && !parent_of(grandparent).empty()) parents.emplace(grandparent, version);
   };
   for (const JobCgroups& cg : found) {
     if (cg.cpu_dir.empty()) continue;
@@ -510,6 +520,7 @@ std::map<std::string, CpuReadings> Sampler::Impl::read_cpu_by_parent(const std::
 }
 
 void Sampler::Impl::add_time_after_last_reading(JobState& state, const std::map<std::string, CpuReadings>& readings,
+                                                const std::map<std::string, std::vector<int>>& cpus_by_dir,
                                                 double now) {
   std::string parent = parent_of(state.cpu_dir);
   auto before = last_readings.find(parent);
@@ -517,16 +528,27 @@ void Sampler::Impl::add_time_after_last_reading(JobState& state, const std::map<
   if (parent.empty() || before == last_readings.end() || after == readings.end()) return;
   std::string name = state.cpu_dir.substr(parent.size() + 1);
   std::optional<CgroupCpu> spent;
-  if (after->second.parent.total_seconds) {
-    spent = cpu_after_last_reading(before->second, after->second, name);
+  const auto& parent_before = before->second.parent.total_seconds;
+  const auto& parent_after = after->second.parent.total_seconds;
+  bool same_parent = parent_before && parent_after && *parent_after + 1e-3 >= *parent_before;
+  if (same_parent) {
+    if (auto vanished = cpu_of_vanished(before->second, after->second)) {
+      std::map<std::string, std::vector<int>> cpus_of;
+      for (const std::string& child : vanished->children)
+        if (auto cpus = cpus_by_dir.find(parent + "/" + child); cpus != cpus_by_dir.end())
+          cpus_of[child] = cpus->second;
+      spent = share_of(*vanished, name, cpus_of);
+    }
   } else if (before->second.children.size() == 1) {
-    // The parent went with the job, its only child: what the parent used
-    // after the last reading, as its own parent's counters show, is the job's.
+    // The parent went with the job, its only child, and may be there anew
+    // for the user's next job: what the old parent used after the last
+    // reading, as its own parent's counters show, is the job's.
     std::string grandparent = parent_of(parent);
     auto before_up = last_readings.find(grandparent);
     auto after_up = readings.find(grandparent);
     if (!grandparent.empty() && before_up != last_readings.end() && after_up != readings.end())
-      spent = cpu_after_last_reading(before_up->second, after_up->second, parent.substr(grandparent.size() + 1));
+      if (auto vanished = cpu_of_vanished(before_up->second, after_up->second))
+        spent = share_of(*vanished, parent.substr(grandparent.size() + 1), {});
   }
   if (!spent || !before->second.children.count(name)) return;
   const CgroupCpu& last = before->second.children.at(name);
@@ -567,8 +589,8 @@ bool Sampler::Impl::went_backwards(const std::string& job_id, const JobState& st
   return true;
 }
 
-// The watch's reading of one job: CPU time and memory from its cgroup, into
-// the latest sample. Values that could not be read keep their last reading.
+// A CPU reading of the job's cgroup into its latest sample; values that
+// could not be read keep their last reading.
 void Sampler::Impl::apply_cpu_reading(const CgroupCpu& cpu, JobSample& latest) {
   if (cpu.total_seconds) {
     if (cpu.per_cpu_seconds) {
@@ -688,6 +710,14 @@ std::vector<JobSample> Sampler::Impl::sample(double now) {
 
   std::vector<JobSample> samples;
   samples.reserve(found.size());
+  if (watching) {
+    // Jobs whose cgroups went since the last watch stay as they were read
+    // until the next watch ends them, so their series do not blink out.
+    std::unordered_set<std::string> present;
+    for (const JobCgroups& cg : found) present.insert(cg.job_id);
+    for (const auto& [id, state] : jobs)
+      if (!present.count(id) && state.latest) samples.push_back(*state.latest);
+  }
   for (const JobCgroups& cg : found) {
     JobState& state = jobs[cg.job_id];
     if (excluded(state)) continue;

@@ -14,8 +14,11 @@
 #       jobs_cpu_time_total{slurm_job="<id>"} with instance="itestnode";
 #   (b) the pull endpoint shows jobs_spawned_processes{...} 1 for the job;
 #   (c) the textfile holds the job's series;
-#   (d) once the job's process and cgroups are gone, its series leave the
-#       Pushgateway within 3 s (interval 1 s);
+#   (d) once the job's process and cgroups are gone (collect runs with
+#       --interval 5 --linger 4, the watch at its 1 s default): a PUT after
+#       the end still carries the job's series, and the pull endpoint and the
+#       textfile still show them; they leave the Pushgateway only after the
+#       linger time;
 #   (e) on SIGTERM collect deletes its push group and exits 0.
 #
 # Usage: push_pull_test.sh PETRICORE_BINARY
@@ -104,7 +107,7 @@ slurm_add_pid "$BASE" 0 "$JOB" batch "$SLEEP_PID" ||
   bail "move the job's process into its step under $CG/*/$JOB_DIR/step_batch"
 
 # --- the collector, with all three sinks
-"$PETRICORE" collect --push "$PGW" --interval 1 --instance itestnode \
+"$PETRICORE" collect --push "$PGW" --interval 5 --linger 4 --instance itestnode \
   --cgroup-root "$CG" --proc-root /proc \
   --listen "127.0.0.1:$PULL_PORT" --textfile "$T/jobs.prom" \
   </dev/null >"$T/collect.log" 2>&1 &
@@ -145,17 +148,20 @@ else
   not_ok "textfile $T/jobs.prom holds the job's series within 10 s"
 fi
 
-# (d) the job ends: its series leave the Pushgateway at the next push
+# (d) the job ends: its final series are pushed at once and linger
 pgw_has_job() { get "$PGW/metrics" | grep -q "slurm_job=\"$JOB\""; }
 pgw_lacks_job() {
   local m
   m=$(get "$PGW/metrics") || return 1
   ! grep -q "slurm_job=\"$JOB\"" <<<"$m"
 }
+push_time() { get "$PGW/metrics" | awk '/^push_time_seconds\{/ && /instance="itestnode"/ { print $2 }'; }
+pushed_since() { local now; now=$(push_time) && [ -n "$now" ] && [ "$now" != "$1" ]; }
 if ! wait_until 10 pgw_has_job; then
   not_ok "pushgateway has the job's series before it ends"
 else
-  t0=$(date +%s%N)  # the job ends now (empty job cgroups may already be skipped)
+  before=$(push_time)
+  t0=$(date +%s%N)  # the job ends now
   kill -KILL "$SLEEP_PID" 2>/dev/null
   wait "$SLEEP_PID" 2>/dev/null
   SLEEP_PID=''
@@ -163,15 +169,22 @@ else
   if [ -d "$CG/cpuacct/$JOB_DIR" ] || [ -d "$CG/memory/$JOB_DIR" ]; then
     not_ok "remove the job's cgroups"
   else
-    if wait_until 3 pgw_lacks_job; then
+    if wait_until 6 pushed_since "$before" && pgw_has_job; then
+      ok "a push after the job's end still carries its series ($(( ($(date +%s%N) - t0) / 1000000 )) ms after it)"
+    else
+      not_ok "a push after the job's end still carries its series"
+    fi
+    check "the pull endpoint still serves the ended job's series" eval 'get "$PULL/metrics" | grep -q "slurm_job=\"$JOB\""'
+    check "the textfile still holds the ended job's series" grep -q "slurm_job=\"$JOB\"" "$T/jobs.prom"
+    if wait_until 15 pgw_lacks_job; then
       ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-      if [ "$ms" -le 3000 ]; then
-        ok "ended job's series left the pushgateway after ${ms} ms"
+      if [ "$ms" -ge 4000 ]; then
+        ok "ended job's series left the pushgateway after ${ms} ms, once the 4 s linger was over"
       else
-        not_ok "ended job's series left the pushgateway after ${ms} ms (> 3 s)"
+        not_ok "ended job's series left the pushgateway after ${ms} ms, before the 4 s linger was over"
       fi
     else
-      not_ok "ended job's series left the pushgateway within 3 s"
+      not_ok "ended job's series left the pushgateway within 15 s"
     fi
   fi
 fi

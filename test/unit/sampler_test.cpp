@@ -683,7 +683,10 @@ TEST_CASE("with the watch running, a job gone at a full pass is ended by the nex
   copy.write(copy.cgroup(kJob101Cpuacct) / "cpuacct.usage", std::to_string(kJob101UsageNs + 5'000'000'000) + "\n");
   h.sampler.watch(101.0);
   remove_job(copy, "slurm/uid_0/job_101");
-  CHECK_FALSE(has_job(h.sampler.sample(115.0), "101"));
+  // Until then it stays as the watch last read it: its series do not blink out.
+  auto running = h.sampler.sample(115.0);
+  REQUIRE(has_job(running, "101"));
+  CHECK(job(running, "101").cpu_time_total == Approx(275.005));
   CHECK(h.sampler.take_ended().empty());
   h.sampler.watch(116.0);
   auto ended = h.sampler.take_ended();
@@ -742,7 +745,36 @@ TEST_CASE("a job whose cgroups vanish between two watches gets the CPU its paren
   CHECK(total_errors(h.errors) == 0);
 }
 
-TEST_CASE("two jobs of one parent gone at once keep their last readings: their time cannot be split",
+TEST_CASE("two jobs of one parent gone at once share its time by their cpusets", "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  const fs::path parent = copy.cgroup("cpuacct/slurm/uid_0");
+  // Job 103 beside job 101 on CPUs 2-3 (101 has 0-1), both gone at once.
+  for (const char* ctrl : {"cpuacct", "memory", "cpuset", "freezer"})
+    fs::copy(copy.cgroup(ctrl) / "slurm/uid_0/job_101", copy.cgroup(ctrl) / "slurm/uid_0/job_103",
+             fs::copy_options::recursive);
+  copy.write(copy.cgroup("cpuset/slurm/uid_0/job_103/cpuset.cpus"), "2-3\n");
+  write_cpuacct(copy, copy.cgroup(kJob101Cpuacct), 270'000'000'000, {150'000'000'000, 120'000'000'000, 0, 0}, 26500,
+                450);
+  write_cpuacct(copy, parent / "job_103", 10'000'000'000, {0, 0, 5'000'000'000, 5'000'000'000}, 900, 100);
+  write_cpuacct(copy, parent, 280'000'000'000, {150'000'000'000, 120'000'000'000, 5'000'000'000, 5'000'000'000}, 27400,
+                550);
+  Harness h(copy);
+  h.sampler.watch(101.0);
+  remove_job(copy, "slurm/uid_0/job_101");
+  remove_job(copy, "slurm/uid_0/job_103");
+  // 0.6 s on CPUs 0-1 (job 101's), 0.3 s on CPU 3 (job 103's).
+  write_cpuacct(copy, parent, 280'900'000'000, {150'400'000'000, 120'200'000'000, 5'000'000'000, 5'300'000'000}, 27490,
+                550);
+  h.sampler.watch(102.0);
+  auto ended = h.sampler.take_ended();
+  REQUIRE(ended.size() == 2);
+  CHECK(job(ended, "101").cpu_time_total == Approx(270.6));
+  CHECK(job(ended, "103").cpu_time_total == Approx(10.3));
+  CHECK(core_seconds(job(ended, "103"), 3) == Approx(5.3));
+  CHECK(job(ended, "101").user_time == Approx(265.0));  // user and system are not split: the last reading
+}
+
+TEST_CASE("two jobs of one parent gone at once keep their last readings when nothing tells them apart",
           "[sampler][watch]") {
   FixtureCopy copy("slurm-v1");
   const fs::path parent = copy.cgroup("cpuacct/slurm/uid_0");
@@ -864,5 +896,37 @@ TEST_CASE("a user's last job, whose uid_U cgroup goes with it, gets its time aft
   CHECK(ended[0].job_id == "102");
   CHECK(ended[0].cpu_time_total == Approx(380.4));
   CHECK(ended[0].user_time == Approx(370.4));
+  CHECK(core_seconds(ended[0], 3) == Approx(190.4));
+}
+
+TEST_CASE("a user's last job, whose uid_U cgroup is made anew for the user's next job, still gets its final time",
+          "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  const fs::path root = copy.cgroup("cpuacct/slurm");
+  write_cpuacct(copy, copy.cgroup(kJob101Cpuacct), 270'000'000'000, {150'000'000'000, 120'000'000'000, 0, 0}, 26500,
+                450);
+  write_cpuacct(copy, root / "uid_0", 270'000'000'000, {150'000'000'000, 120'000'000'000, 0, 0}, 26500, 450);
+  write_cpuacct(copy, root / "uid_65534/job_102", 380'000'000'000, {0, 0, 190'000'000'000, 190'000'000'000}, 37000,
+                1000);
+  write_cpuacct(copy, root / "uid_65534", 380'000'000'000, {0, 0, 190'000'000'000, 190'000'000'000}, 37000, 1000);
+  write_cpuacct(copy, root, 650'000'000'000, {150'000'000'000, 120'000'000'000, 190'000'000'000, 190'000'000'000},
+                63500, 1450);
+  Harness h(copy);
+  h.sampler.watch(101.0);
+
+  // Job 102 runs 0.4 s more; Slurm removes it with uid_65534, then makes
+  // uid_65534 again for the user's next job, which has used 0.1 s so far.
+  remove_job(copy, "slurm/uid_65534/job_102");
+  for (const char* ctrl : {"cpuacct", "memory", "cpuset", "freezer"})
+    fs::remove_all(copy.cgroup(ctrl) / "slurm/uid_65534");
+  write_cpuacct(copy, root / "uid_65534", 100'000'000, {0, 0, 100'000'000, 0}, 10, 0);
+  write_cpuacct(copy, root, 650'500'000'000, {150'000'000'000, 120'000'000'000, 190'100'000'000, 190'400'000'000},
+                63550, 1450);
+  h.sampler.watch(102.0);
+  auto ended = h.sampler.take_ended();
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0].job_id == "102");
+  CHECK(ended[0].cpu_time_total == Approx(380.4));
+  CHECK(core_seconds(ended[0], 2) == Approx(190.0));
   CHECK(core_seconds(ended[0], 3) == Approx(190.4));
 }
