@@ -206,7 +206,6 @@ json::object document(const analysis::JobReport& report) {
         {"end", instant(job.end)},
         {"alloc_tres", alloc_tres(job)},
         {"no_usage", text::no_usage_sentence(usage)},
-        {"missing", missing(usage)},
         {"findings", findings(report.findings)},
         {"warning", report.warning},
     };
