@@ -865,10 +865,11 @@ TEST_CASE("v2 memory breakdown from memory.stat, memory.current and memory.swap.
   CHECK(total_errors(h.errors) == 0);
 }
 
-TEST_CASE("a user's last job, whose uid_U cgroup goes with it, gets its time after the last read from the root",
-          "[sampler][watch]") {
-  FixtureCopy copy("slurm-v1");
-  const fs::path root = copy.cgroup("cpuacct/slurm");
+namespace {
+
+// Counters for two users' jobs on 4 CPUs: job 101 of uid 0 on CPUs 0-1,
+// job 102 of uid 65534 on CPUs 2-3, each parent holding just its job.
+void write_two_users(const FixtureCopy& copy, const fs::path& root) {
   write_cpuacct(copy, copy.cgroup(kJob101Cpuacct), 270'000'000'000, {150'000'000'000, 120'000'000'000, 0, 0}, 26500,
                 450);
   write_cpuacct(copy, root / "uid_0", 270'000'000'000, {150'000'000'000, 120'000'000'000, 0, 0}, 26500, 450);
@@ -877,14 +878,28 @@ TEST_CASE("a user's last job, whose uid_U cgroup goes with it, gets its time aft
   write_cpuacct(copy, root / "uid_65534", 380'000'000'000, {0, 0, 190'000'000'000, 190'000'000'000}, 37000, 1000);
   write_cpuacct(copy, root, 650'000'000'000, {150'000'000'000, 120'000'000'000, 190'000'000'000, 190'000'000'000},
                 63500, 1450);
+}
+
+// Job 102 and its parent uid_65534 removed, as Slurm does with a user's last job.
+void remove_user_65534(const FixtureCopy& copy) {
+  remove_job(copy, "slurm/uid_65534/job_102");
+  for (const char* ctrl : {"cpuacct", "memory", "cpuset", "freezer"})
+    fs::remove_all(copy.cgroup(ctrl) / "slurm/uid_65534");
+}
+
+}  // namespace
+
+TEST_CASE("a user's last job, whose uid_U cgroup goes with it, gets its time after the last read from the root",
+          "[sampler][watch]") {
+  FixtureCopy copy("slurm-v1");
+  const fs::path root = copy.cgroup("cpuacct/slurm");
+  write_two_users(copy, root);
   Harness h(copy);
   h.sampler.watch(101.0);
 
   // Job 102 runs 0.4 s more on CPU 3, then its cgroups and uid_65534 are
   // removed; job 101 runs 1 s on CPU 0 meanwhile.
-  remove_job(copy, "slurm/uid_65534/job_102");
-  for (const char* ctrl : {"cpuacct", "memory", "cpuset", "freezer"})
-    fs::remove_all(copy.cgroup(ctrl) / "slurm/uid_65534");
+  remove_user_65534(copy);
   write_cpuacct(copy, copy.cgroup(kJob101Cpuacct), 271'000'000'000, {151'000'000'000, 120'000'000'000, 0, 0}, 26600,
                 450);
   write_cpuacct(copy, root / "uid_0", 271'000'000'000, {151'000'000'000, 120'000'000'000, 0, 0}, 26600, 450);
@@ -903,22 +918,13 @@ TEST_CASE("a user's last job, whose uid_U cgroup is made anew for the user's nex
           "[sampler][watch]") {
   FixtureCopy copy("slurm-v1");
   const fs::path root = copy.cgroup("cpuacct/slurm");
-  write_cpuacct(copy, copy.cgroup(kJob101Cpuacct), 270'000'000'000, {150'000'000'000, 120'000'000'000, 0, 0}, 26500,
-                450);
-  write_cpuacct(copy, root / "uid_0", 270'000'000'000, {150'000'000'000, 120'000'000'000, 0, 0}, 26500, 450);
-  write_cpuacct(copy, root / "uid_65534/job_102", 380'000'000'000, {0, 0, 190'000'000'000, 190'000'000'000}, 37000,
-                1000);
-  write_cpuacct(copy, root / "uid_65534", 380'000'000'000, {0, 0, 190'000'000'000, 190'000'000'000}, 37000, 1000);
-  write_cpuacct(copy, root, 650'000'000'000, {150'000'000'000, 120'000'000'000, 190'000'000'000, 190'000'000'000},
-                63500, 1450);
+  write_two_users(copy, root);
   Harness h(copy);
   h.sampler.watch(101.0);
 
   // Job 102 runs 0.4 s more; Slurm removes it with uid_65534, then makes
   // uid_65534 again for the user's next job, which has used 0.1 s so far.
-  remove_job(copy, "slurm/uid_65534/job_102");
-  for (const char* ctrl : {"cpuacct", "memory", "cpuset", "freezer"})
-    fs::remove_all(copy.cgroup(ctrl) / "slurm/uid_65534");
+  remove_user_65534(copy);
   write_cpuacct(copy, root / "uid_65534", 100'000'000, {0, 0, 100'000'000, 0}, 10, 0);
   write_cpuacct(copy, root, 650'500'000'000, {150'000'000'000, 120'000'000'000, 190'100'000'000, 190'400'000'000},
                 63550, 1450);
