@@ -191,54 +191,41 @@ json::object document(const analysis::JobReport& report) {
   const JobUsage& usage = report.usage;
   const analysis::JobRecord& job = usage.job;
 
-  json::value runtime =
-      usage.runtime_seconds ? json::value(text::duration(*usage.runtime_seconds)) : json::value(nullptr);
-  if (usage.no_usage()) {
-    // Nothing measured, nothing from accounting: one key says why instead of
-    // a page of nulls; the identity and the allocation stay.
-    return {
-        {"jobid", job_number(job)},
-        {"sponsor", job.account},
-        {"username", job.user},
-        {"runtime", std::move(runtime)},
-        {"state", job.state},
-        {"start", instant(job.start)},
-        {"end", instant(job.end)},
-        {"alloc_tres", alloc_tres(job)},
-        {"no_usage", text::no_usage_sentence(usage)},
-        {"findings", findings(report.findings)},
-        {"warning", report.warning},
-    };
-  }
-
-  json::object threads;
-  for (const auto& [name, max] : usage.threads_max) threads[name] = count(max);
-  json::object gpus;
-  for (const auto& [node, ids] : usage.gpus) {
-    json::array list;
-    for (const auto& id : ids) list.push_back(gpu_index(id));
-    gpus[node] = std::move(list);
-  }
-
-  return {
+  json::object doc{
       {"jobid", job_number(job)},
       {"sponsor", job.account},
       {"username", job.user},
-      {"runtime", std::move(runtime)},
+      {"runtime", usage.runtime_seconds ? json::value(text::duration(*usage.runtime_seconds)) : json::value(nullptr)},
       {"state", job.state},
       {"start", instant(job.start)},
       {"end", instant(job.end)},
-      {"uses_scratch", usage.uses_scratch},
-      {"alloc_tres", alloc_tres(job)},
-      {"threads", std::move(threads)},
-      {"cpu", cpu(usage, report.thresholds.cpu_efficiency_warning)},
-      {"ram", ram(usage)},
-      {"gpu", {{"alloc_gpu", std::move(gpus)}}},
-      {"io", io(usage)},
-      {"missing", missing(usage)},
-      {"findings", findings(report.findings)},
-      {"warning", report.warning},
   };
+  if (usage.no_usage()) {
+    // Nothing measured, nothing from accounting: one key says why instead of
+    // a page of nulls; the identity and the allocation stay.
+    doc["alloc_tres"] = alloc_tres(job);
+    doc["no_usage"] = text::no_usage_sentence(usage);
+  } else {
+    json::object threads;
+    for (const auto& [name, max] : usage.threads_max) threads[name] = count(max);
+    json::object gpus;
+    for (const auto& [node, ids] : usage.gpus) {
+      json::array list;
+      for (const auto& id : ids) list.push_back(gpu_index(id));
+      gpus[node] = std::move(list);
+    }
+    doc["uses_scratch"] = usage.uses_scratch;
+    doc["alloc_tres"] = alloc_tres(job);
+    doc["threads"] = std::move(threads);
+    doc["cpu"] = cpu(usage, report.thresholds.cpu_efficiency_warning);
+    doc["ram"] = ram(usage);
+    doc["gpu"] = json::object{{"alloc_gpu", std::move(gpus)}};
+    doc["io"] = io(usage);
+    doc["missing"] = missing(usage);
+  }
+  doc["findings"] = findings(report.findings);
+  doc["warning"] = report.warning;
+  return doc;
 }
 
 // Pretty-printed, two spaces per level, keys in the order built above.
