@@ -150,23 +150,11 @@ std::string runtime(const JobUsage& usage) {
 }
 
 std::string cpu(const JobUsage& usage) {
-  if (!usage.cpu_avg_percent)
-    return usage.cpu_max_percent ? text::number(*usage.cpu_max_percent) + " % of one CPU at most (mean unknown)"
-                                 : "unknown";
-  std::string text = text::number(*usage.cpu_avg_percent) + " % of one CPU on average";
-  if (usage.cpu_max_percent) text += ", " + text::number(*usage.cpu_max_percent) + " % at most";
-  if (auto efficiency = text::cpu_efficiency_percent(usage))
-    text += " (" + text::number(*efficiency) + " % of the " + std::to_string(usage.job.alloc_cpus) + " allocated " +
-            plural(usage.job.alloc_cpus, "CPU", "CPUs") + ")";
-  return text + text::source_note(usage.cpu_time_source);
-}
-
-std::string cpu_time(const JobUsage& usage) {
-  std::string text = text::amount(usage.cpu_time_total, "s");
-  if (usage.cpu_time_total) text += text::source_note(usage.cpu_time_source);
-  if (usage.user_time || usage.system_time)
-    text += " (user " + text::amount(usage.user_time, "s") + ", system " + text::amount(usage.system_time, "s") + ")";
-  return text;
+  std::string efficiency;
+  if (auto share = text::cpu_efficiency_percent(usage))
+    efficiency = " (" + text::number(*share) + " % of the " + std::to_string(usage.job.alloc_cpus) + " allocated " +
+                 plural(usage.job.alloc_cpus, "CPU", "CPUs") + ")";
+  return text::cpu_usage(usage, efficiency);
 }
 
 // "102 MB resident at peak of 2048 MB allocated (5 %); with page cache 140 MB (reclaimable)"
@@ -231,7 +219,7 @@ void summary(std::ostream& out, const JobUsage& usage) {
     row(out, "Cores used",
         std::to_string(usage.cores_used) + " of " + std::to_string(usage.cpu_time_core.size()) +
             " (a core counts when it got at least 0.8 × the mean CPU time per core)");
-  row(out, "CPU time", cpu_time(usage));
+  row(out, "CPU time", text::cpu_time(usage));
   row(out, "Memory", memory(usage));
   if (std::string parts = text::memory_parts(usage); !parts.empty()) row(out, "Memory at peak", parts);
   if (!usage.no_metrics()) sampled_rows(out, usage);

@@ -99,27 +99,13 @@ void io(std::ostream& out, const JobUsage& usage) {
 void cpu_and_memory(std::ostream& out, const JobUsage& usage) {
   header(out, "Usage Data");
   if (usage.no_metrics()) out << "No samples were recorded; the figures below are from Slurm accounting.\n";
-  out << "CPU usage: ";
-  if (usage.cpu_avg_percent) {
-    out << text::number(*usage.cpu_avg_percent) << " % of one CPU on average";
-    if (usage.cpu_max_percent) out << ", " << text::number(*usage.cpu_max_percent) << " % at most";
-    if (auto efficiency = text::cpu_efficiency_percent(usage))
-      out << " (" << text::number(*efficiency) << " % of the " << usage.job.alloc_cpus << " allocated CPUs)";
-    out << text::source_note(usage.cpu_time_source);
-  } else if (usage.cpu_max_percent) {
-    out << text::number(*usage.cpu_max_percent) << " % of one CPU at most (mean unknown)";
-  } else {
-    out << "unknown";
-  }
-  out << '\n';
+  std::string efficiency;
+  if (auto share = text::cpu_efficiency_percent(usage))
+    efficiency = " (" + text::number(*share) + " % of the " + std::to_string(usage.job.alloc_cpus) + " allocated CPUs)";
+  out << "CPU usage: " << text::cpu_usage(usage, efficiency) << '\n';
   if (!usage.cpu_time_core.empty())
     out << "Cores used: " << usage.cores_used << " of " << usage.cpu_time_core.size() << '\n';
-  out << "CPU time: " << text::amount(usage.cpu_time_total, "s");
-  if (usage.cpu_time_total) out << text::source_note(usage.cpu_time_source);
-  if (usage.user_time || usage.system_time)
-    out << " (user " << text::amount(usage.user_time, "s") << ", system " << text::amount(usage.system_time, "s")
-        << ")";
-  out << '\n';
+  out << "CPU time: " << text::cpu_time(usage) << '\n';
   out << "Memory: " << text::resident_memory(usage) << '\n';
   if (auto with_cache = text::peak_with_cache(usage))
     out << "With page cache: " << text::number(*with_cache) << " MB at peak (the cache is reclaimable)\n";

@@ -481,27 +481,15 @@ void usage_table(Layout& layout, const JobUsage& usage) {
   }
   if (usage.no_metrics()) layout.row("Metrics", text::kNoSamples);
   const analysis::JobRecord& job = usage.job;
-  std::string cpu = "unknown";
-  if (usage.cpu_avg_percent) {
-    cpu = text::number(*usage.cpu_avg_percent) + " % of one CPU on average";
-    if (usage.cpu_max_percent) cpu += ", " + text::number(*usage.cpu_max_percent) + " % at most";
-    if (auto efficiency = text::cpu_efficiency_percent(usage))
-      cpu += " (" + text::number(*efficiency) + " % of the " +
-             plural(job.alloc_cpus, "allocated CPU", "allocated CPUs") + ")";
-    cpu += text::source_note(usage.cpu_time_source);
-  } else if (usage.cpu_max_percent) {
-    cpu = text::number(*usage.cpu_max_percent) + " % of one CPU at most (mean unknown)";
-  }
-  layout.row("CPU efficiency", cpu);
+  std::string efficiency;
+  if (auto share = text::cpu_efficiency_percent(usage))
+    efficiency =
+        " (" + text::number(*share) + " % of the " + plural(job.alloc_cpus, "allocated CPU", "allocated CPUs") + ")";
+  layout.row("CPU efficiency", text::cpu_usage(usage, efficiency));
   if (!usage.cpu_time_core.empty())
     layout.row("Cores used", std::to_string(usage.cores_used) + " of " + std::to_string(usage.cpu_time_core.size()) +
                                  " (cores with at least 0.8 \u00d7 the mean CPU time per core)");
-  std::string cpu_time = text::amount(usage.cpu_time_total, "s");
-  if (usage.cpu_time_total) cpu_time += text::source_note(usage.cpu_time_source);
-  if (usage.user_time || usage.system_time)
-    cpu_time +=
-        " (user " + text::amount(usage.user_time, "s") + ", system " + text::amount(usage.system_time, "s") + ")";
-  layout.row("CPU time", cpu_time);
+  layout.row("CPU time", text::cpu_time(usage));
   layout.row("Memory", text::resident_memory(usage) + text::page_cache_note(usage));
   if (std::string parts = text::memory_parts(usage); !parts.empty()) layout.row("Memory at peak", parts);
   if (!usage.no_metrics()) sampled_rows(layout, usage);

@@ -133,12 +133,7 @@ void figures(std::ostream& out, const JobUsage& usage) {
     cpu +=
         ", " + std::to_string(usage.cores_used) + " of " + std::to_string(usage.cpu_time_core.size()) + " cores used";
   row(out, "CPU", cpu);
-  std::string cpu_time = text::amount(usage.cpu_time_total, "s");
-  if (usage.cpu_time_total) cpu_time += text::source_note(usage.cpu_time_source);
-  if (usage.user_time || usage.system_time)
-    cpu_time +=
-        " (user " + text::amount(usage.user_time, "s") + ", system " + text::amount(usage.system_time, "s") + ")";
-  row(out, "CPU time", cpu_time);
+  row(out, "CPU time", text::cpu_time(usage));
   // "102 MB resident at peak (5 % of 2048 MB); with page cache 140 MB (reclaimable)"
   std::string memory = usage.memory_resident_mb ? text::amount(usage.memory_resident_mb, "MB") + " resident at peak"
                                                 : std::string("resident unknown");

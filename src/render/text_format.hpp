@@ -161,6 +161,29 @@ inline std::string memory_parts(const analysis::JobUsage& usage) {
   return out;
 }
 
+// "98 % of one CPU on average, 100 % at most" followed by `efficiency` (the
+// face's own words for the share of the allocated CPUs) and the note when
+// the mean came from Slurm's accounting; "100 % of one CPU at most (mean
+// unknown)" without a mean; "unknown" without either. The mail, the page and
+// the PDF say it so; the terminal has its shorter form.
+inline std::string cpu_usage(const analysis::JobUsage& usage, const std::string& efficiency) {
+  if (!usage.cpu_avg_percent)
+    return usage.cpu_max_percent ? number(*usage.cpu_max_percent) + " % of one CPU at most (mean unknown)" : "unknown";
+  std::string text = number(*usage.cpu_avg_percent) + " % of one CPU on average";
+  if (usage.cpu_max_percent) text += ", " + number(*usage.cpu_max_percent) + " % at most";
+  return text + efficiency + source_note(usage.cpu_time_source);
+}
+
+// "570 s (user 560 s, system 10 s)", with the note when the CPU time came
+// from Slurm's accounting.
+inline std::string cpu_time(const analysis::JobUsage& usage) {
+  std::string text = amount(usage.cpu_time_total, "s");
+  if (usage.cpu_time_total) text += source_note(usage.cpu_time_source);
+  if (usage.user_time || usage.system_time)
+    text += " (user " + amount(usage.user_time, "s") + ", system " + amount(usage.system_time, "s") + ")";
+  return text;
+}
+
 // The one sentence of a job of which nothing is known (JobUsage::no_usage()).
 inline std::string no_usage_sentence(const analysis::JobUsage& usage) {
   return usage.missing.empty() ? "Nothing is known of the job's use." : usage.missing.front();
