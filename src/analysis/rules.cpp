@@ -233,23 +233,23 @@ void check_memory_overallocated(const JobUsage& usage, const RuleThresholds& t, 
   if (usage.job.running() || usage.job.state == "OUT_OF_MEMORY") return;
   auto ratio = memory_ratio(usage);
   if (!ratio || *ratio >= t.memory_overallocated_ratio) return;
+  double wanted = t.memory_request_factor * largest_node_resident(usage);  // per node
   std::string cache;
   if (usage.memory_peak_mb && *usage.memory_peak_mb > *usage.memory_resident_mb + 1)
     cache = " With the page cache, which the kernel gives back when the job needs room, the memory cgroup peaked at " +
             number_text(*usage.memory_peak_mb) + " MB.";
-  out.push_back(finding(
-      "memory_overallocated", Severity::Warning,
-      "The job's resident memory peaked at " + number_text(*usage.memory_resident_mb) + " MB" +
-          resident_source_note(usage) + " of the " + number_text(*usage.job.alloc_mem_mb) + " MB allocated (" +
-          number_text(100 * *ratio) + " %)." + cache,
-      "Request " +
-          memory_request(usage.job, t.memory_request_factor * largest_node_resident(usage), t.memory_request_min_mb) +
-          (t.memory_request_factor * largest_node_resident(usage) < t.memory_request_min_mb
-               ? " (the least worth asking for: " + number_text(t.memory_request_min_mb, 0) + " MB per node)"
-               : " (" + number_text(t.memory_request_factor) + " × the peak)") +
-          " next time: memory asked for but unused stays reserved, and smaller requests start "
-          "sooner.",
-      100 * *ratio, 100 * t.memory_overallocated_ratio, "%"));
+  out.push_back(
+      finding("memory_overallocated", Severity::Warning,
+              "The job's resident memory peaked at " + number_text(*usage.memory_resident_mb) + " MB" +
+                  resident_source_note(usage) + " of the " + number_text(*usage.job.alloc_mem_mb) + " MB allocated (" +
+                  number_text(100 * *ratio) + " %)." + cache,
+              "Request " + memory_request(usage.job, wanted, t.memory_request_min_mb) +
+                  (wanted < t.memory_request_min_mb
+                       ? " (the least worth asking for: " + number_text(t.memory_request_min_mb, 0) + " MB per node)"
+                       : " (" + number_text(t.memory_request_factor) + " × the peak)") +
+                  " next time: memory asked for but unused stays reserved, and smaller requests start "
+                  "sooner.",
+              100 * *ratio, 100 * t.memory_overallocated_ratio, "%"));
 }
 
 void check_memory_near_limit(const JobUsage& usage, const RuleThresholds& t, Findings& out) {

@@ -174,9 +174,11 @@ int run_collect(CollectOptions o) {
   }
 
   char every[96];
-  std::snprintf(every, sizeof every, "%g s (watching job ends every %g s, ended jobs exported for %g s)", o.interval,
-                o.watch_interval, o.linger);
-  if (o.watch_interval == 0) std::snprintf(every, sizeof every, "%g s", o.interval);
+  if (o.watch_interval > 0)
+    std::snprintf(every, sizeof every, "%g s (watching job ends every %g s, ended jobs exported for %g s)", o.interval,
+                  o.watch_interval, o.linger);
+  else
+    std::snprintf(every, sizeof every, "%g s", o.interval);
   log::info(std::string{"collecting every "} + every + " as instance " + o.instance);
   // Both loops run at a fixed rate: a slow pass does not shift the schedule;
   // missed slots are skipped. A watch tick that would fall within half a

@@ -125,6 +125,12 @@ bool reaped_inside_job(const TrackedProcess& gone, const std::unordered_map<int,
   return parent != processes.end() && parent->second.listed;
 }
 
+std::unordered_set<std::string> job_ids(const std::vector<JobCgroups>& found) {
+  std::unordered_set<std::string> ids;
+  for (const JobCgroups& cg : found) ids.insert(cg.job_id);
+  return ids;
+}
+
 }  // namespace
 
 struct Sampler::Impl {
@@ -440,8 +446,7 @@ void Sampler::Impl::prepare(const JobCgroups& cg, JobState& state) {
 // one when `readings` (this watch's) are given.
 void Sampler::Impl::end_gone_jobs(const std::vector<JobCgroups>& found,
                                   const std::map<std::string, CpuReadings>* readings, double now) {
-  std::unordered_set<std::string> present;
-  for (const auto& cg : found) present.insert(cg.job_id);
+  std::unordered_set<std::string> present = job_ids(found);
   // Which CPUs each job held, by its CPU cgroup: jobs that went together
   // share their parent's time by them.
   std::map<std::string, std::vector<int>> cpus_by_dir;
@@ -713,8 +718,7 @@ std::vector<JobSample> Sampler::Impl::sample(double now) {
   if (watching) {
     // Jobs whose cgroups went since the last watch stay as they were read
     // until the next watch ends them, so their series do not blink out.
-    std::unordered_set<std::string> present;
-    for (const JobCgroups& cg : found) present.insert(cg.job_id);
+    std::unordered_set<std::string> present = job_ids(found);
     for (const auto& [id, state] : jobs)
       if (!present.count(id) && state.latest) samples.push_back(*state.latest);
   }
