@@ -1,5 +1,8 @@
 #include "analysis/job_analyzer.hpp"
 
+#include "analysis/rules.hpp"
+#include "analysis/usage_summary.hpp"
+
 #include "core/log.hpp"
 #include "sources/accounting.hpp"
 #include "sources/prometheus_client.hpp"
@@ -19,6 +22,13 @@
 // of the job, and one more for GPU utilisation only when the job had GPUs.
 
 namespace petricore::analysis {
+
+using model::JobId;
+using model::JobRecord;
+using model::Series;
+using model::short_node_name;
+using model::JobReport;
+using model::has_warning;
 namespace {
 
 // The API refuses more than 11,000 points per series; 10,000 steps leave a

@@ -4,9 +4,10 @@
 // the aggregates and the findings. serve and report both call this.
 #pragma once
 
-#include "analysis/job_id.hpp"
-#include "analysis/job_usage.hpp"
-#include "analysis/rules.hpp"
+#include "model/job_id.hpp"
+#include "model/job_record.hpp"
+#include "model/job_report.hpp"
+#include "model/rule_thresholds.hpp"
 #include "core/result.hpp"
 
 #include <optional>
@@ -20,22 +21,8 @@ class PrometheusClient;
 
 namespace petricore::analysis {
 
-struct JobReport {
-  JobUsage usage;
-  std::vector<Finding> findings;
-  bool warning = false;  // has_warning(findings)
-  // The thresholds the findings were evaluated with ([rules]): renderers
-  // draw and print the same levels (the JSON's lowest_expected_usage, the
-  // charts' dashed line).
-  RuleThresholds thresholds;
-  // True once no later sample can change the report: the job ended more than
-  // the query's after-end stretch before it was analysed (a cache may keep
-  // it for good).
-  bool settled = false;
-};
-
 struct AnalyzerOptions {
-  RuleThresholds thresholds;
+  model::RuleThresholds thresholds;
   // The smallest range-query step ([prometheus] step): the collectors'
   // interval, since a finer step only repeats samples. Jobs longer than
   // 10,000 steps get a coarser one.
@@ -74,7 +61,7 @@ class JobAnalyzer {
   // above 3600 s.
   JobAnalyzer(sources::AccountingSource& accounting, sources::PrometheusClient& prometheus, AnalyzerOptions options);
   // NotFound for an unknown job; Unavailable when a source failed.
-  Result<JobReport> analyze(const JobId& id);
+  Result<model::JobReport> analyze(const model::JobId& id);
 
  private:
   sources::AccountingSource& accounting_;

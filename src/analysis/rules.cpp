@@ -9,6 +9,14 @@
 #include <utility>
 
 namespace petricore::analysis {
+
+using model::JobRecord;
+using model::JobUsage;
+using model::CoreTime;
+using model::FigureSource;
+using model::Finding;
+using model::Severity;
+using model::RuleThresholds;
 namespace {
 
 using Findings = std::vector<Finding>;
@@ -364,18 +372,6 @@ constexpr Rule kUsageRules[] = {
 
 }  // namespace
 
-const char* severity_name(Severity severity) {
-  switch (severity) {
-    case Severity::Critical:
-      return "critical";
-    case Severity::Warning:
-      return "warning";
-    case Severity::Info:
-      return "info";
-  }
-  return "info";
-}
-
 std::vector<Finding> evaluate_rules(const JobUsage& usage, const RuleThresholds& thresholds) {
   Findings findings;
   check_job_state(usage, thresholds, findings);
@@ -391,12 +387,6 @@ std::vector<Finding> evaluate_rules(const JobUsage& usage, const RuleThresholds&
   std::stable_sort(findings.begin(), findings.end(),
                    [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
   return findings;
-}
-
-bool has_warning(const std::vector<Finding>& findings) {
-  return std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
-    return f.severity == Severity::Critical || f.severity == Severity::Warning;
-  });
 }
 
 }  // namespace petricore::analysis

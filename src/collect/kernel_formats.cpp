@@ -7,7 +7,6 @@
 #include <system_error>
 
 namespace petricore::collect {
-
 namespace {
 
 // Highest CPU id accepted in a CPU list. The kernel's NR_CPUS tops out at 8192;

@@ -13,8 +13,8 @@
 namespace petricore::render {
 namespace {
 
-using analysis::JobUsage;
-using analysis::Series;
+using model::JobUsage;
+using model::Series;
 
 struct MetricInfo {
   ChartMetric chart;
@@ -100,7 +100,7 @@ bool key_less(const Candidate& a, const Candidate& b) {
 // The node of a GPU exporter's series: its instance or DCGM's Hostname.
 std::string gpu_node(const Series& s) {
   const std::string& instance = s.label("instance");
-  return analysis::short_node_name(instance.empty() ? s.label("Hostname") : instance);
+  return model::short_node_name(instance.empty() ? s.label("Hostname") : instance);
 }
 
 std::string line_label(const Series& s, bool several_nodes) {
@@ -133,7 +133,7 @@ std::vector<ChartPoint> points_of(const Series& s) {
   std::vector<ChartPoint> points;
   points.reserve(s.samples.size() + 8);
   for (std::size_t i = 0; i < s.samples.size(); ++i) {
-    const analysis::Sample& sample = s.samples[i];
+    const model::Sample& sample = s.samples[i];
     if (i > 0 && usual > 0 && sample.time - s.samples[i - 1].time > 2.5 * usual) {
       points.push_back({(sample.time + s.samples[i - 1].time) / 2, std::numeric_limits<double>::quiet_NaN()});
     }
@@ -147,7 +147,7 @@ std::vector<ChartPoint> points_of(const Series& s) {
 ChartLine summed(const std::vector<Candidate>& rest) {
   std::map<double, double> sums;
   for (const Candidate& c : rest)
-    for (const analysis::Sample& sample : c.series->samples)
+    for (const model::Sample& sample : c.series->samples)
       if (std::isfinite(sample.value)) sums[sample.time] += sample.value;
   ChartLine line;
   line.label = "others (" + std::to_string(rest.size()) + " series)";
@@ -174,16 +174,16 @@ const std::vector<ChartMetric>& chart_metrics() {
   return metrics;
 }
 
-Result<LineChart> metric_chart(const analysis::JobReport& report, const std::string& metric) {
+Result<LineChart> metric_chart(const model::JobReport& report, const std::string& metric) {
   return metric_chart(report, metric, report.thresholds);
 }
 
-Result<LineChart> metric_chart(const analysis::JobReport& report, const std::string& metric,
-                               const analysis::RuleThresholds& thresholds) {
+Result<LineChart> metric_chart(const model::JobReport& report, const std::string& metric,
+                               const model::RuleThresholds& thresholds) {
   const MetricInfo* info = find_metric(metric);
   if (!info) return bad_input("no chart of metric " + metric + ": not a jobs_* metric petricore plots");
   const JobUsage& usage = report.usage;
-  const analysis::JobRecord& job = usage.job;
+  const model::JobRecord& job = usage.job;
 
   // GPU utilisation comes from the GPU exporter, kept apart from jobs_*.
   const std::vector<Series>* list = nullptr;
@@ -209,7 +209,7 @@ Result<LineChart> metric_chart(const analysis::JobReport& report, const std::str
   double latest = 0;
   for (Candidate& c : candidates) {
     nodes.insert(c.node);
-    for (const analysis::Sample& sample : c.series->samples)
+    for (const model::Sample& sample : c.series->samples)
       if (std::isfinite(sample.value)) c.max_value = std::max(c.max_value, sample.value);
     latest = std::max(latest, c.series->samples.back().time);
   }
@@ -254,7 +254,7 @@ Result<LineChart> metric_chart(const analysis::JobReport& report, const std::str
   return chart;
 }
 
-Result<PieChart> cpu_mode_pie(const analysis::JobReport& report) {
+Result<PieChart> cpu_mode_pie(const model::JobReport& report) {
   const JobUsage& usage = report.usage;
   if (!usage.user_time && !usage.system_time)
     return not_found("no user or system CPU time for job " + usage.job.job_id);
@@ -266,18 +266,18 @@ Result<PieChart> cpu_mode_pie(const analysis::JobReport& report) {
   return pie;
 }
 
-Result<PieChart> cpu_core_pie(const analysis::JobReport& report) {
+Result<PieChart> cpu_core_pie(const model::JobReport& report) {
   const JobUsage& usage = report.usage;
   if (usage.cpu_time_core.empty()) return not_found("no CPU time per core for job " + usage.job.job_id);
-  std::vector<const analysis::CoreTime*> cores;
-  for (const analysis::CoreTime& c : usage.cpu_time_core) cores.push_back(&c);
-  std::stable_sort(cores.begin(), cores.end(), [](const analysis::CoreTime* a, const analysis::CoreTime* b) {
+  std::vector<const model::CoreTime*> cores;
+  for (const model::CoreTime& c : usage.cpu_time_core) cores.push_back(&c);
+  std::stable_sort(cores.begin(), cores.end(), [](const model::CoreTime* a, const model::CoreTime* b) {
     return natural_less(a->core, b->core);
   });
   PieChart pie;
   pie.title = "CPU time per core of job " + usage.job.job_id;
   pie.unit = "s";
-  for (const analysis::CoreTime* c : cores)
+  for (const model::CoreTime* c : cores)
     pie.slices.push_back({core_label(c->core), std::isfinite(c->seconds) ? std::max(0.0, c->seconds) : 0.0});
   return pie;
 }

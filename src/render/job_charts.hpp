@@ -5,7 +5,7 @@
 // chart.hpp's; serve, report --pdf and the HTML page all build charts here.
 #pragma once
 
-#include "analysis/job_analyzer.hpp"
+#include "model/job_report.hpp"
 #include "core/result.hpp"
 #include "render/chart.hpp"
 
@@ -37,14 +37,14 @@ constexpr std::size_t kMaxChartLines = 64;
 // is not in chart_metrics(); NotFound when the job has no series of it.
 // For jobs_cpu_percent, the reference line is each node's share of the
 // cpu_efficiency warning level: threshold x allocated CPUs / nodes drawn.
-Result<LineChart> metric_chart(const analysis::JobReport& report, const std::string& metric);
+Result<LineChart> metric_chart(const model::JobReport& report, const std::string& metric);
 // The same with other thresholds than the report's own.
-Result<LineChart> metric_chart(const analysis::JobReport& report, const std::string& metric,
-                               const analysis::RuleThresholds& thresholds);
+Result<LineChart> metric_chart(const model::JobReport& report, const std::string& metric,
+                               const model::RuleThresholds& thresholds);
 
 // User vs system CPU time (seconds). NotFound when neither is known.
-Result<PieChart> cpu_mode_pie(const analysis::JobReport& report);
+Result<PieChart> cpu_mode_pie(const model::JobReport& report);
 // CPU time per allocated core (seconds). NotFound when not known.
-Result<PieChart> cpu_core_pie(const analysis::JobReport& report);
+Result<PieChart> cpu_core_pie(const model::JobReport& report);
 
 }  // namespace petricore::render

@@ -22,9 +22,9 @@
 namespace petricore::render {
 namespace {
 
-using analysis::Finding;
-using analysis::JobRecord;
-using analysis::JobUsage;
+using model::Finding;
+using model::JobRecord;
+using model::JobUsage;
 
 // Chart sizes in CSS pixels; the page scales them down on narrow screens.
 constexpr int kLineWidth = 880;
@@ -104,7 +104,7 @@ void fact(std::ostream& out, const char* label, const std::string& value) {
   out << "<li>" << label << " <b>" << h(value) << "</b></li>";
 }
 
-void header(std::ostream& out, const analysis::JobReport& report, const std::string& base) {
+void header(std::ostream& out, const model::JobReport& report, const std::string& base) {
   const JobRecord& job = report.usage.job;
   const std::string id = path_segment(job.job_id);
   out << "<header class=\"page\">\n<h1>Job " << h(job.job_id);
@@ -240,7 +240,7 @@ void findings(std::ostream& out, const std::vector<Finding>& list) {
   }
   out << "<ul class=\"findings\">\n";
   for (const Finding& f : list) {
-    const char* severity = analysis::severity_name(f.severity);
+    const char* severity = model::severity_name(f.severity);
     out << "<li class=\"sev-" << severity << "\"><span class=\"badge\">" << severity << "</span>" << h(f.message)
         << " <span class=\"rule\">(" << h(f.rule) << ")</span>";
     if (!f.advice.empty()) out << "\n<p class=\"advice\">Advice: " << h(f.advice) << "</p>";
@@ -260,7 +260,7 @@ void figure(std::ostream& out, const std::string& svg, int width, int height, co
       << "\">PNG</a>, <a href=\"" << h(svg_url) << "\">SVG</a></figcaption></figure>\n";
 }
 
-void charts(std::ostream& out, const analysis::JobReport& report, const std::string& base) {
+void charts(std::ostream& out, const model::JobReport& report, const std::string& base) {
   const std::string id = path_segment(report.usage.job.job_id);
   std::ostringstream lines, more;
   std::size_t shown = 0;
@@ -388,7 +388,7 @@ std::string index_html(const IndexPage& page) {
   return out.str();
 }
 
-std::string job_page_html(const analysis::JobReport& report, const JobPageLinks& links) {
+std::string job_page_html(const model::JobReport& report, const JobPageLinks& links) {
   std::ostringstream out;
   document_start(out, title_of(report.usage.job) + ": petricore");
   header(out, report, links.base_url);

@@ -6,7 +6,7 @@
 // Security-Policy must allow img-src data:).
 #pragma once
 
-#include "analysis/job_analyzer.hpp"
+#include "model/job_report.hpp"
 
 #include <string>
 #include <string_view>
@@ -39,7 +39,7 @@ struct JobPageLinks {
 // routes, the two pies, and links to the PNGs of the other metrics. A chart
 // whose metric has no series is left out. Throws std::runtime_error when
 // cairo cannot be loaded.
-std::string job_page_html(const analysis::JobReport& report, const JobPageLinks& links);
+std::string job_page_html(const model::JobReport& report, const JobPageLinks& links);
 
 // Text escaped for HTML element content and (quoted) attribute values:
 // & < > " ' become references; bytes that are not UTF-8 and C0 controls

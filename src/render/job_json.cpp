@@ -14,7 +14,7 @@
 // figures are unknown; a job of which nothing at all is known keeps its
 // identity and allocation and says why in one "no_usage" key instead of the
 // usage keys.
-#include "analysis/job_id.hpp"
+#include "model/job_id.hpp"
 #include "render/job_render.hpp"
 #include "render/text_format.hpp"
 
@@ -29,7 +29,7 @@ namespace petricore::render {
 namespace {
 
 namespace json = boost::json;
-using analysis::JobUsage;
+using model::JobUsage;
 
 constexpr int kAmountDecimals = 2;
 constexpr int kFractionDecimals = 4;
@@ -56,12 +56,12 @@ json::value instant(const std::optional<std::int64_t>& epoch) {
 
 // The numeric job id: JobIDRaw (what slurm_job labels carry), else the
 // leading number of the id as Slurm prints it.
-json::value job_number(const analysis::JobRecord& job) {
+json::value job_number(const model::JobRecord& job) {
   std::uint64_t raw = 0;
   const std::string& r = job.raw_id;
   auto [end, error] = std::from_chars(r.data(), r.data() + r.size(), raw);
   if (!r.empty() && error == std::errc{} && end == r.data() + r.size()) return raw;
-  if (auto id = analysis::parse_job_id(job.job_id)) return id->job;
+  if (auto id = model::parse_job_id(job.job_id)) return id->job;
   return nullptr;
 }
 
@@ -81,12 +81,12 @@ json::object seconds(const std::optional<double>& value) {
 }
 
 // Where a known figure came from; null with the figure.
-json::value source(bool known, analysis::FigureSource from) {
+json::value source(bool known, model::FigureSource from) {
   if (!known) return nullptr;
-  return from == analysis::FigureSource::Accounting ? "accounting" : "metrics";
+  return from == model::FigureSource::Accounting ? "accounting" : "metrics";
 }
 
-json::object alloc_tres(const analysis::JobRecord& job) {
+json::object alloc_tres(const model::JobRecord& job) {
   return {
       {"billing", job.billing ? json::value(*job.billing) : json::value(nullptr)},
       {"alloc_cpu", job.alloc_cpus},
@@ -134,7 +134,7 @@ json::object ram(const JobUsage& usage) {
   json::object used = amount(number(usage.memory_resident_mb), "MB");
   used["usage"] = number(text::memory_fraction(usage), kFractionDecimals);
   used["source"] = source(usage.memory_resident_mb.has_value(), usage.memory_resident_source);
-  const analysis::MemoryBreakdown& parts = usage.memory_at_peak;
+  const model::MemoryBreakdown& parts = usage.memory_at_peak;
   return {
       {"used", std::move(used)},
       {"available", amount(number(usage.job.alloc_mem_mb), "MB")},
@@ -164,13 +164,13 @@ json::object io(const JobUsage& usage) {
   };
 }
 
-json::array findings(const std::vector<analysis::Finding>& list) {
+json::array findings(const std::vector<model::Finding>& list) {
   json::array out;
   for (const auto& f : list) {
     int decimals = f.unit == "ratio" ? kFractionDecimals : kAmountDecimals;
     out.push_back(json::object{
         {"rule", f.rule},
-        {"severity", analysis::severity_name(f.severity)},
+        {"severity", model::severity_name(f.severity)},
         {"message", f.message},
         {"advice", f.advice},
         {"value", number(f.value, decimals)},
@@ -187,9 +187,9 @@ json::array missing(const JobUsage& usage) {
   return out;
 }
 
-json::object document(const analysis::JobReport& report) {
+json::object document(const model::JobReport& report) {
   const JobUsage& usage = report.usage;
-  const analysis::JobRecord& job = usage.job;
+  const model::JobRecord& job = usage.job;
 
   json::object doc{
       {"jobid", job_number(job)},
@@ -303,7 +303,7 @@ void write(std::string& out, const json::value& value, int depth) {
 
 }  // namespace
 
-std::string job_json(const analysis::JobReport& report) {
+std::string job_json(const model::JobReport& report) {
   std::string out;
   write(out, document(report), 0);
   out += '\n';

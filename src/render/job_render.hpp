@@ -3,19 +3,19 @@
 // WARNING=true|false) and the terminal report.
 #pragma once
 
-#include "analysis/job_analyzer.hpp"
+#include "model/job_report.hpp"
 
 #include <string>
 
 namespace petricore::render {
 
 // The job JSON of /api/v1/jobs/<id>/usage and `report --json`.
-std::string job_json(const analysis::JobReport& report);
+std::string job_json(const model::JobReport& report);
 
 // The mail text; `pdf_url` is the link to the PDF report (may be empty).
-std::string mail_text(const analysis::JobReport& report, const std::string& pdf_url);
+std::string mail_text(const model::JobReport& report, const std::string& pdf_url);
 
 // The terminal report; `tty` adds efficiency bars and colour.
-std::string terminal_text(const analysis::JobReport& report, bool tty);
+std::string terminal_text(const model::JobReport& report, bool tty);
 
 }  // namespace petricore::render

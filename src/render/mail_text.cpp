@@ -12,8 +12,8 @@
 namespace petricore::render {
 namespace {
 
-using analysis::Finding;
-using analysis::JobUsage;
+using model::Finding;
+using model::JobUsage;
 
 // Plain-text mail convention: lines that fit in 76 columns.
 constexpr std::size_t kMailWidth = 76;
@@ -38,7 +38,7 @@ void header(std::ostream& out, const char* title) {
 void findings_of(std::ostream& out, const std::vector<Finding>& findings, Section section) {
   for (const Finding& f : findings) {
     if (section_of(f) != section) continue;
-    std::string label = analysis::severity_name(f.severity);
+    std::string label = model::severity_name(f.severity);
     for (char& c : label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     wrap(out, f.message, "-- " + label + ": ", "   ");
     wrap(out, f.advice, "   Advice: ", "   ");
@@ -46,7 +46,7 @@ void findings_of(std::ostream& out, const std::vector<Finding>& findings, Sectio
 }
 
 // Slurm's AllocTRES spelling, from the parts the accounting record keeps.
-std::string alloc_tres(const analysis::JobRecord& job) {
+std::string alloc_tres(const model::JobRecord& job) {
   std::string tres;
   auto add = [&](const std::string& item) { tres += (tres.empty() ? "" : ",") + item; };
   if (job.billing) add("billing=" + std::to_string(*job.billing));
@@ -58,7 +58,7 @@ std::string alloc_tres(const analysis::JobRecord& job) {
 }
 
 void general(std::ostream& out, const JobUsage& usage) {
-  const analysis::JobRecord& job = usage.job;
+  const model::JobRecord& job = usage.job;
   header(out, "General Data");
   out << "Job ID: " << job.job_id << '\n';
   if (!job.name.empty()) out << "Job Name: " << job.name << '\n';
@@ -128,7 +128,7 @@ void threads(std::ostream& out, const JobUsage& usage) {
 }
 
 // The I/O, usage and thread sections, each with its findings.
-void body(std::ostream& out, const analysis::JobReport& report) {
+void body(std::ostream& out, const model::JobReport& report) {
   io(out, report.usage);
   findings_of(out, report.findings, Section::Io);
   cpu_and_memory(out, report.usage);
@@ -139,7 +139,7 @@ void body(std::ostream& out, const analysis::JobReport& report) {
 
 }  // namespace
 
-std::string mail_text(const analysis::JobReport& report, const std::string& pdf_url) {
+std::string mail_text(const model::JobReport& report, const std::string& pdf_url) {
   std::ostringstream out;
   general(out, report.usage);
   findings_of(out, report.findings, Section::General);

@@ -25,9 +25,9 @@
 namespace petricore::render {
 namespace {
 
-using analysis::Finding;
-using analysis::JobUsage;
-using analysis::Severity;
+using model::Finding;
+using model::JobUsage;
+using model::Severity;
 
 // A4 portrait in points, 2 cm margins; the footer sits in the bottom margin.
 constexpr double kPageWidth = 595.28;
@@ -320,7 +320,7 @@ class Layout {
     const double indent = kTagWidth + 10;
     auto message = pen_.wrap(f.message, kMessage, kWidth - indent);
     auto advice = pen_.wrap("Advice: " + f.advice, kAdvice, kWidth - indent);
-    std::string word = analysis::severity_name(f.severity);
+    std::string word = model::severity_name(f.severity);
     for (char& ch : word) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     for (std::size_t i = 0; i < message.size(); ++i) {
       Block b;
@@ -378,7 +378,7 @@ std::string plural(double n, const char* one, const char* many) {
 }
 
 void title_block(Layout& layout, const JobUsage& usage, const PdfOptions& options) {
-  const analysis::JobRecord& job = usage.job;
+  const model::JobRecord& job = usage.job;
   std::string title = "Job " + job.job_id;
   if (!job.name.empty()) title += " \u2014 " + job.name;
   layout.paragraph(title, kTitle);
@@ -411,7 +411,7 @@ void title_block(Layout& layout, const JobUsage& usage, const PdfOptions& option
 
 // Two cells a row: the allocation is short facts.
 void job_table(Layout& layout, const JobUsage& usage) {
-  const analysis::JobRecord& job = usage.job;
+  const model::JobRecord& job = usage.job;
   std::vector<std::pair<std::string, std::string>> cells;
   auto cell = [&](const char* label, const std::string& value) { cells.emplace_back(label, value); };
   cell("User", job.user.empty() ? "unknown" : job.user + (job.uid ? " (uid " + std::to_string(*job.uid) + ")" : ""));
@@ -449,7 +449,7 @@ void job_table(Layout& layout, const JobUsage& usage) {
 
 // The rows only samples have.
 void sampled_rows(Layout& layout, const JobUsage& usage) {
-  const analysis::JobRecord& job = usage.job;
+  const model::JobRecord& job = usage.job;
   auto transfers = [&](const char* mb_metric, double mb, const char* count_metric, double count, const char* ops) {
     std::string s = text::amount(text::measured(usage, mb_metric, mb), "MB");
     if (text::has_metric(usage, count_metric)) s += " in " + text::number(count, 0) + " " + ops;
@@ -480,7 +480,7 @@ void usage_table(Layout& layout, const JobUsage& usage) {
     return;
   }
   if (usage.no_metrics()) layout.row("Metrics", text::kNoSamples);
-  const analysis::JobRecord& job = usage.job;
+  const model::JobRecord& job = usage.job;
   std::string efficiency;
   if (auto share = text::cpu_efficiency_percent(usage))
     efficiency =
@@ -511,7 +511,7 @@ const ChartMetric& metric_info(const std::string& metric) {
   throw std::logic_error("pdf_report: " + metric + " is not in chart_metrics()");
 }
 
-void line_chart_section(Layout& layout, const analysis::JobReport& report, const std::string& metric, bool new_page,
+void line_chart_section(Layout& layout, const model::JobReport& report, const std::string& metric, bool new_page,
                         int& figure) {
   const ChartMetric& info = metric_info(metric);
   layout.heading(info.title, new_page);
@@ -580,7 +580,7 @@ std::string core_caption(const JobUsage& usage) {
   return caption + ".";
 }
 
-void chart_sections(Layout& layout, const analysis::JobReport& report) {
+void chart_sections(Layout& layout, const model::JobReport& report) {
   int figure = 0;
   line_chart_section(layout, report, "jobs_cpu_percent", true, figure);
   layout.space(14);
@@ -611,7 +611,7 @@ void check(const CairoLibrary& c, cairo_status_t status, const char* what) {
 
 }  // namespace
 
-std::string pdf_report(const analysis::JobReport& report, const PdfOptions& options) {
+std::string pdf_report(const model::JobReport& report, const PdfOptions& options) {
   const CairoLibrary& c = cairo_library();
   const JobUsage& usage = report.usage;
   std::string bytes;

@@ -5,7 +5,7 @@
 // the fonts it uses.
 #pragma once
 
-#include "analysis/job_analyzer.hpp"
+#include "model/job_report.hpp"
 
 #include <cstdint>
 #include <string>
@@ -19,6 +19,6 @@ struct PdfOptions {
 
 // The PDF file's bytes. Throws std::runtime_error when cairo cannot be
 // loaded or fails (the message names it).
-std::string pdf_report(const analysis::JobReport& report, const PdfOptions& options = {});
+std::string pdf_report(const model::JobReport& report, const PdfOptions& options = {});
 
 }  // namespace petricore::render

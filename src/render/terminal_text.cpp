@@ -13,9 +13,9 @@
 namespace petricore::render {
 namespace {
 
-using analysis::Finding;
-using analysis::JobUsage;
-using analysis::Severity;
+using model::Finding;
+using model::JobUsage;
+using model::Severity;
 
 constexpr const char* kReset = "\033[0m";
 constexpr int kBarCells = 10;
@@ -63,7 +63,7 @@ void bar(std::ostream& out, const char* label, double percent, std::optional<Sev
   out << "  " << padded << colour_of(severity) << cells << kReset << ' ' << number << " %\n";
 }
 
-std::string heading(const analysis::JobRecord& job) {
+std::string heading(const model::JobRecord& job) {
   std::string line = "Job " + job.job_id;
   if (!job.name.empty()) line += " (" + job.name + ")";
   line += ": " + job.user;
@@ -101,7 +101,7 @@ void sampled_figures(std::ostream& out, const JobUsage& usage) {
 }
 
 void figures(std::ostream& out, const JobUsage& usage) {
-  const analysis::JobRecord& job = usage.job;
+  const model::JobRecord& job = usage.job;
   std::string runtime = usage.runtime_seconds ? text::duration(*usage.runtime_seconds) : "unknown";
   if (job.time_limit_seconds) runtime += " of " + text::duration(*job.time_limit_seconds);
   if (auto fraction = text::time_fraction(usage)) runtime += " (" + text::number(100 * *fraction) + " %)";
@@ -147,7 +147,7 @@ void figures(std::ostream& out, const JobUsage& usage) {
   for (const std::string& why : usage.missing) row(out, "Missing", why);
 }
 
-void bars(std::ostream& out, const analysis::JobReport& report) {
+void bars(std::ostream& out, const model::JobReport& report) {
   const JobUsage& usage = report.usage;
   auto cpu = text::cpu_efficiency_percent(usage);
   auto memory = text::memory_fraction(usage);
@@ -167,7 +167,7 @@ void findings(std::ostream& out, const std::vector<Finding>& list, bool tty) {
   }
   out << "Findings\n";
   for (const Finding& f : list) {
-    std::string severity = analysis::severity_name(f.severity);
+    std::string severity = model::severity_name(f.severity);
     severity.resize(9, ' ');
     if (tty) severity = colour_of(f.severity) + severity + kReset;
     // Wrapped on the uncoloured text, so escape codes do not count as columns.
@@ -179,7 +179,7 @@ void findings(std::ostream& out, const std::vector<Finding>& list, bool tty) {
 
 }  // namespace
 
-std::string terminal_text(const analysis::JobReport& report, bool tty) {
+std::string terminal_text(const model::JobReport& report, bool tty) {
   std::ostringstream out;
   out << heading(report.usage.job) << '\n';
   figures(out, report.usage);

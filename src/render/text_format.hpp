@@ -3,7 +3,7 @@
 // shared by job_json.cpp, mail_text.cpp and terminal_text.cpp.
 #pragma once
 
-#include "analysis/job_analyzer.hpp"
+#include "model/job_report.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -48,12 +48,12 @@ inline std::string amount(const std::optional<double>& value, const char* unit, 
 
 // Whether Prometheus had the metric for the job: a zero read_mb without it
 // means "not measured", not "nothing read".
-inline bool has_metric(const analysis::JobUsage& usage, const char* name) {
+inline bool has_metric(const model::JobUsage& usage, const char* name) {
   return usage.series.count(name) != 0;
 }
 
 // A counter aggregate where its metric exists; absent otherwise.
-inline std::optional<double> measured(const analysis::JobUsage& usage, const char* name, double value) {
+inline std::optional<double> measured(const model::JobUsage& usage, const char* name, double value) {
   return has_metric(usage, name) ? std::optional<double>(value) : std::nullopt;
 }
 
@@ -102,26 +102,26 @@ inline std::string wrapped(const std::string& text, std::size_t width, const std
 }
 
 // Whole-job CPU use per allocated core, in %; absent without data.
-inline std::optional<double> cpu_efficiency_percent(const analysis::JobUsage& usage) {
+inline std::optional<double> cpu_efficiency_percent(const model::JobUsage& usage) {
   if (!usage.cpu_avg_percent || usage.job.alloc_cpus <= 0) return std::nullopt;
   return *usage.cpu_avg_percent / usage.job.alloc_cpus;
 }
 
 // Peak resident memory over the allocation, a fraction; absent without both.
-inline std::optional<double> memory_fraction(const analysis::JobUsage& usage) {
+inline std::optional<double> memory_fraction(const model::JobUsage& usage) {
   if (!usage.memory_resident_mb || !usage.job.alloc_mem_mb || !(*usage.job.alloc_mem_mb > 0)) return std::nullopt;
   return *usage.memory_resident_mb / *usage.job.alloc_mem_mb;
 }
 
 // What every face appends to a figure Slurm's accounting record stood in for.
-inline const char* source_note(analysis::FigureSource source) {
-  return source == analysis::FigureSource::Accounting ? " (from Slurm accounting)" : "";
+inline const char* source_note(model::FigureSource source) {
+  return source == model::FigureSource::Accounting ? " (from Slurm accounting)" : "";
 }
 
 // The cgroup's peak with the page cache, where it says more than the
 // resident peak (at least 1 MB above it): the cache is reclaimable, so the
 // faces show it beside the resident figure, never as the job's use.
-inline std::optional<double> peak_with_cache(const analysis::JobUsage& usage) {
+inline std::optional<double> peak_with_cache(const model::JobUsage& usage) {
   if (!usage.memory_peak_mb || !std::isfinite(*usage.memory_peak_mb)) return std::nullopt;
   if (usage.memory_resident_mb && !(*usage.memory_peak_mb - *usage.memory_resident_mb >= 1)) return std::nullopt;
   return usage.memory_peak_mb;
@@ -129,7 +129,7 @@ inline std::optional<double> peak_with_cache(const analysis::JobUsage& usage) {
 
 // "1500 MB resident at peak of 8000 MB allocated (18.8 %)", and where it came
 // from when that was Slurm's accounting: the mail, the page and the PDF.
-inline std::string resident_memory(const analysis::JobUsage& usage) {
+inline std::string resident_memory(const model::JobUsage& usage) {
   std::string out = usage.memory_resident_mb ? amount(usage.memory_resident_mb, "MB") + " resident at peak"
                                              : std::string("resident unknown");
   if (usage.job.alloc_mem_mb) out += " of " + number(*usage.job.alloc_mem_mb) + " MB allocated";
@@ -139,7 +139,7 @@ inline std::string resident_memory(const analysis::JobUsage& usage) {
 }
 
 // "; with page cache 140 MB (reclaimable)", or "" when it adds nothing.
-inline std::string page_cache_note(const analysis::JobUsage& usage) {
+inline std::string page_cache_note(const model::JobUsage& usage) {
   auto peak = peak_with_cache(usage);
   return peak ? "; with page cache " + number(*peak) + " MB (reclaimable)" : "";
 }
@@ -147,8 +147,8 @@ inline std::string page_cache_note(const analysis::JobUsage& usage) {
 // The parts of memory at the resident peak: "anon 95 MB, shmem 7 MB, page
 // cache 38 MB (reclaimable), kernel 2 MB, swap 0 MB"; empty when none was
 // exported.
-inline std::string memory_parts(const analysis::JobUsage& usage) {
-  const analysis::MemoryBreakdown& parts = usage.memory_at_peak;
+inline std::string memory_parts(const model::JobUsage& usage) {
+  const model::MemoryBreakdown& parts = usage.memory_at_peak;
   std::string out;
   auto add = [&](const char* name, const std::optional<double>& mb, const char* note) {
     if (mb) out += (out.empty() ? "" : ", ") + std::string(name) + " " + number(*mb) + " MB" + note;
@@ -166,7 +166,7 @@ inline std::string memory_parts(const analysis::JobUsage& usage) {
 // the mean came from Slurm's accounting; "100 % of one CPU at most (mean
 // unknown)" without a mean; "unknown" without either. The mail, the page and
 // the PDF say it so; the terminal has its shorter form.
-inline std::string cpu_usage(const analysis::JobUsage& usage, const std::string& efficiency) {
+inline std::string cpu_usage(const model::JobUsage& usage, const std::string& efficiency) {
   if (!usage.cpu_avg_percent)
     return usage.cpu_max_percent ? number(*usage.cpu_max_percent) + " % of one CPU at most (mean unknown)" : "unknown";
   std::string text = number(*usage.cpu_avg_percent) + " % of one CPU on average";
@@ -176,7 +176,7 @@ inline std::string cpu_usage(const analysis::JobUsage& usage, const std::string&
 
 // "570 s (user 560 s, system 10 s)", with the note when the CPU time came
 // from Slurm's accounting.
-inline std::string cpu_time(const analysis::JobUsage& usage) {
+inline std::string cpu_time(const model::JobUsage& usage) {
   std::string text = amount(usage.cpu_time_total, "s");
   if (usage.cpu_time_total) text += source_note(usage.cpu_time_source);
   if (usage.user_time || usage.system_time)
@@ -185,7 +185,7 @@ inline std::string cpu_time(const analysis::JobUsage& usage) {
 }
 
 // The one sentence of a job of which nothing is known (JobUsage::no_usage()).
-inline std::string no_usage_sentence(const analysis::JobUsage& usage) {
+inline std::string no_usage_sentence(const model::JobUsage& usage) {
   return usage.missing.empty() ? "Nothing is known of the job's use." : usage.missing.front();
 }
 
@@ -193,7 +193,7 @@ inline std::string no_usage_sentence(const analysis::JobUsage& usage) {
 inline constexpr const char* kNoSamples = "no samples; figures from Slurm accounting";
 
 // Runtime over the time limit, a fraction; absent without both.
-inline std::optional<double> time_fraction(const analysis::JobUsage& usage) {
+inline std::optional<double> time_fraction(const model::JobUsage& usage) {
   if (!usage.runtime_seconds || !usage.job.time_limit_seconds || *usage.job.time_limit_seconds <= 0)
     return std::nullopt;
   return static_cast<double>(*usage.runtime_seconds) / static_cast<double>(*usage.job.time_limit_seconds);

@@ -106,7 +106,7 @@ std::string host_fqdn() {
   return name;
 }
 
-std::string pdf_url_of(const std::string& public_url, const analysis::JobId& id) {
+std::string pdf_url_of(const std::string& public_url, const model::JobId& id) {
   if (public_url.empty()) return "";
   std::string url = public_url;
   while (!url.empty() && url.back() == '/') url.pop_back();
@@ -130,7 +130,7 @@ Result<std::vector<std::string>> recipients(const ReportOptions& options, const 
   return bad_input("no recipient for user " + user + ": set [smtp] domain, configure [ldap], or pass --to");
 }
 
-int send_report(const ReportOptions& options, const analysis::JobId& id, const analysis::JobReport& report) {
+int send_report(const ReportOptions& options, const model::JobId& id, const model::JobReport& report) {
   const std::string& user = report.usage.job.user;
   Result<std::vector<std::string>> to = recipients(options, user);
   if (!to) return fail(to.error());
@@ -162,11 +162,11 @@ int send_report(const ReportOptions& options, const analysis::JobId& id, const a
 
 }  // namespace
 
-std::string mail_subject(const analysis::JobReport& report) {
-  const analysis::JobRecord& job = report.usage.job;
+std::string mail_subject(const model::JobReport& report) {
+  const model::JobRecord& job = report.usage.job;
   std::size_t warnings = 0;
   for (const auto& f : report.findings)
-    if (f.severity != analysis::Severity::Info) ++warnings;
+    if (f.severity != model::Severity::Info) ++warnings;
   std::string subject = "Job " + job.job_id;
   if (!job.name.empty()) subject += " (" + job.name + ")";
   subject += " " + (job.state.empty() ? std::string("ENDED") : job.state) + ": ";
@@ -175,7 +175,7 @@ std::string mail_subject(const analysis::JobReport& report) {
 }
 
 int run_report(const ReportOptions& options) {
-  auto id = analysis::parse_job_id(options.job_id);
+  auto id = model::parse_job_id(options.job_id);
   if (!id) throw std::invalid_argument("not a Slurm job id: '" + options.job_id + "'");
   const int outputs = int{options.json} + int{options.mail} + int{!options.pdf_file.empty()} + int{options.send_mail};
   if (outputs > 1) throw std::invalid_argument("--json, --mail, --pdf and --send-mail exclude each other");
@@ -187,7 +187,7 @@ int run_report(const ReportOptions& options) {
       sources::make_accounting(options.analysis.accounting, prometheus);
   analysis::JobAnalyzer analyzer(*accounting, prometheus, options.analysis.analyzer);
 
-  Result<analysis::JobReport> report = analyzer.analyze(*id);
+  Result<model::JobReport> report = analyzer.analyze(*id);
   // The sources' messages already name the job and where it was looked for.
   if (!report) return fail(report.error());
   if (options.send_mail && report->usage.job.finished() && !report->settled) {

@@ -34,6 +34,6 @@ struct ReportOptions {
 int run_report(const ReportOptions& options);
 
 // "Job 4242 (cfd-run) COMPLETED: 2 warnings": the subject of the job-end mail.
-std::string mail_subject(const analysis::JobReport& report);
+std::string mail_subject(const model::JobReport& report);
 
 }  // namespace petricore::report

@@ -1,6 +1,6 @@
 #include "serve/api.hpp"
 
-#include "analysis/job_id.hpp"
+#include "model/job_id.hpp"
 #include "core/log.hpp"
 #include "render/job_html.hpp"
 #include "render/text_format.hpp"
@@ -154,10 +154,10 @@ bool plausible_host(std::string_view host) {
 
 // The numeric id of a listed job: JobIDRaw, else the id's leading number
 // (the job JSON's `jobid` is the same number).
-std::string job_number(const analysis::JobRecord& job) {
+std::string job_number(const model::JobRecord& job) {
   const std::string& raw = job.raw_id;
   if (!raw.empty() && raw.size() <= 10 && raw.find_first_not_of("0123456789") == std::string::npos) return raw;
-  if (auto id = analysis::parse_job_id(job.job_id)) return std::to_string(id->job);
+  if (auto id = model::parse_job_id(job.job_id)) return std::to_string(id->job);
   return "null";
 }
 
@@ -229,7 +229,7 @@ std::string Api::base_url(const HttpRequest& request) const {
   return "";
 }
 
-Result<CachedReportPtr> Api::analyse(const analysis::JobId& id) {
+Result<CachedReportPtr> Api::analyse(const model::JobId& id) {
   auto report = backends_.analyze(id);
   if (!report) return report.error();
   return ResultCache::make_entry(std::move(report.value()), backends_.render_json);
@@ -242,7 +242,7 @@ CachedReportPtr Api::load_job(const HttpRequest& request, const std::string& job
     refusal = refusal_response(decision);
     return nullptr;
   }
-  auto id = analysis::parse_job_id(job_id);
+  auto id = model::parse_job_id(job_id);
   if (!id) {
     refusal = json_error(400, "invalid job id: expected a Slurm job id such as 123, 123_4 or 123+1");
     return nullptr;
@@ -304,7 +304,7 @@ HttpResponse Api::mail(const HttpRequest& request, const std::string& job_id) {
   if (!entry) return std::move(*refusal);
   // A mail is read elsewhere: its link must be absolute, or absent.
   std::string base = base_url(request);
-  std::string pdf_url = base.empty() ? "" : base + "/pdf/" + analysis::parse_job_id(job_id)->text();
+  std::string pdf_url = base.empty() ? "" : base + "/pdf/" + model::parse_job_id(job_id)->text();
   HttpResponse response = text_response(backends_.render_mail(entry->report, pdf_url));
   response.headers.push_back({"Cache-Control", entry->settled() ? "private, max-age=300" : "no-store"});
   return response;
@@ -313,7 +313,7 @@ HttpResponse Api::mail(const HttpRequest& request, const std::string& job_id) {
 HttpResponse Api::user(const HttpRequest& request, const std::string& user_name) {
   Identity who;
   if (auto decision = authorizer_.identify(request, who); !decision.allowed()) return refusal_response(decision);
-  if (!analysis::valid_user_name(user_name)) {
+  if (!model::valid_user_name(user_name)) {
     return json_error(400, "invalid user name: 1-32 of A-Z a-z 0-9 . _ -, not starting with '-'");
   }
   if (auto decision = authorizer_.may_read(who, user_name); !decision.allowed()) return refusal_response(decision);
@@ -330,7 +330,7 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
   std::optional<unsigned> uid = entry && entry->uid ? entry->uid : backends_.uid_of(user_name);
 
   auto listed = backends_.accounting->jobs_of_user(user_name, options_.user_job_list);
-  std::vector<analysis::JobRecord> jobs;
+  std::vector<model::JobRecord> jobs;
   if (listed) {
     jobs = std::move(listed.value());
   } else if (listed.error().kind != Error::Kind::NotFound) {
@@ -361,7 +361,7 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
     if (considered >= options_.user_recent_jobs) break;
     if (!job.finished()) continue;
     ++considered;
-    auto id = analysis::parse_job_id(job.job_id);
+    auto id = model::parse_job_id(job.job_id);
     if (!id) {
       complete = false;
       continue;

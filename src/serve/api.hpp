@@ -63,10 +63,10 @@ struct ApiBackends {
   sources::AccountingSource* accounting = nullptr;  // required
   sources::Directory* directory = nullptr;          // optional
   // JobAnalyzer::analyze in production.
-  std::function<Result<analysis::JobReport>(const analysis::JobId&)> analyze;
+  std::function<Result<model::JobReport>(const model::JobId&)> analyze;
   // render::job_json and render::mail_text in production.
-  std::function<std::string(const analysis::JobReport&)> render_json;
-  std::function<std::string(const analysis::JobReport&, const std::string& pdf_url)> render_mail;
+  std::function<std::string(const model::JobReport&)> render_json;
+  std::function<std::string(const model::JobReport&, const std::string& pdf_url)> render_mail;
   // The passwd database's uid of a user (getpwnam_r by default).
   std::function<std::optional<unsigned>(const std::string&)> uid_of;
 };
@@ -115,7 +115,7 @@ class Api {
   // Prometheus query.
   CachedReportPtr load_job(const HttpRequest& request, const std::string& job_id, bool finished_only,
                            std::optional<HttpResponse>& refusal);
-  Result<CachedReportPtr> analyse(const analysis::JobId& id);
+  Result<CachedReportPtr> analyse(const model::JobId& id);
   // The answer with the job's file under `key`: from the rendered cache, else
   // draw() it (and keep it when the job has finished). A finished job's
   // gzip form is kept too, for clients that accept it. A drawing failure

@@ -2,7 +2,7 @@
 // /jobs/<id> and the index's job form. Same authorisation and errors as the
 // JSON routes (Api::load_job); settled finished jobs' files are drawn once and kept
 // in the rendered cache.
-#include "analysis/job_id.hpp"
+#include "model/job_id.hpp"
 #include "core/deflate.hpp"
 #include "render/chart.hpp"
 #include "render/job_charts.hpp"
@@ -170,7 +170,7 @@ HttpResponse Api::job_form(const HttpRequest& request) {
   std::string trimmed = *id_text;
   trimmed.erase(0, trimmed.find_first_not_of(" \t"));
   trimmed.erase(trimmed.find_last_not_of(" \t") + 1);
-  auto id = analysis::parse_job_id(trimmed);
+  auto id = model::parse_job_id(trimmed);
   if (!id) return json_error(400, "invalid job id: expected a Slurm job id such as 123, 123_4 or 123+1");
   HttpResponse response;
   response.status = 303;

@@ -1,6 +1,6 @@
 #include "serve/auth.hpp"
 
-#include "analysis/job_id.hpp"
+#include "model/job_id.hpp"
 #include "sources/directory.hpp"
 
 #include <arpa/inet.h>
@@ -13,7 +13,6 @@
 #include <stdexcept>
 
 namespace petricore::serve {
-
 namespace {
 
 constexpr std::size_t kMaxGroupCacheEntries = 10000;
@@ -160,7 +159,7 @@ AccessDecision Authorizer::identify(const HttpRequest& request, Identity& identi
   if (value == nullptr) return {Access::Unauthenticated, "authentication required"};
   std::string_view user = trim(*value);
   if (user.empty()) return {Access::Unauthenticated, "authentication required"};
-  if (!analysis::valid_user_name(user)) return {Access::Unauthenticated, "the authenticated user name is not valid"};
+  if (!model::valid_user_name(user)) return {Access::Unauthenticated, "the authenticated user name is not valid"};
   identity.authenticated = true;
   identity.user = std::string(user);
   return {};

@@ -1,6 +1,6 @@
 #include "serve/result_cache.hpp"
 
-#include "analysis/series.hpp"
+#include "model/series.hpp"
 
 #include <exception>
 #include <utility>
@@ -13,8 +13,8 @@ ResultCache::ResultCache(std::size_t capacity, double running_ttl_seconds, std::
           std::chrono::duration<double>(running_ttl_seconds > 0 ? running_ttl_seconds : 0))),
       max_bytes_(max_bytes) {}
 
-CachedReportPtr ResultCache::make_entry(analysis::JobReport report,
-                                        const std::function<std::string(const analysis::JobReport&)>& render) {
+CachedReportPtr ResultCache::make_entry(model::JobReport report,
+                                        const std::function<std::string(const model::JobReport&)>& render) {
   auto entry = std::make_shared<CachedReport>();
   entry->json = render(report);
   // Rough but proportional: the samples are the bulk; a map node costs
@@ -23,16 +23,16 @@ CachedReportPtr ResultCache::make_entry(analysis::JobReport report,
   for (auto& [metric, list] : report.usage.series) {
     bytes += metric.size() + 64;
     for (auto& series : list) {
-      analysis::downsample(series.samples, kChartSamples);
+      model::downsample(series.samples, kChartSamples);
       series.samples.shrink_to_fit();
-      bytes += sizeof(analysis::Series) + series.samples.size() * sizeof(analysis::Sample);
+      bytes += sizeof(model::Series) + series.samples.size() * sizeof(model::Sample);
       for (const auto& [name, value] : series.labels) bytes += name.size() + value.size() + 64;
     }
   }
   for (auto& series : report.usage.gpu_utilization_series) {
-    analysis::downsample(series.samples, kChartSamples);
+    model::downsample(series.samples, kChartSamples);
     series.samples.shrink_to_fit();
-    bytes += sizeof(analysis::Series) + series.samples.size() * sizeof(analysis::Sample);
+    bytes += sizeof(model::Series) + series.samples.size() * sizeof(model::Sample);
   }
   entry->bytes = bytes;
   entry->report = std::move(report);

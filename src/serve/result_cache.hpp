@@ -11,7 +11,7 @@
 //  * Concurrent requests for the same job wait for one analysis instead of
 //    each starting their own.
 //  * The series' samples are kept for the charts, reduced to at most
-//    kChartSamples per series (analysis::downsample keeps each run's lowest
+//    kChartSamples per series (model::downsample keeps each run's lowest
 //    and highest sample, so peaks survive): a chart is about 900 pixels
 //    wide. A long multi-node job still weighs megabytes, so the cache is
 //    bounded in bytes as well as in entries: the least recently used entries
@@ -19,7 +19,7 @@
 //    not kept at all).
 #pragma once
 
-#include "analysis/job_analyzer.hpp"
+#include "model/job_report.hpp"
 #include "core/result.hpp"
 
 #include <chrono>
@@ -38,7 +38,7 @@
 namespace petricore::serve {
 
 struct CachedReport {
-  analysis::JobReport report;  // series with at most kChartSamples samples each
+  model::JobReport report;  // series with at most kChartSamples samples each
   std::string json;            // render::job_json(report), rendered once
   std::size_t bytes = 0;       // approximate memory held (samples, labels, JSON)
   bool finished() const { return report.usage.job.finished(); }
@@ -87,8 +87,8 @@ class ResultCache {
 
   // Builds an entry: renders the JSON with `render`, then downsamples the
   // series to kChartSamples and counts the bytes.
-  static CachedReportPtr make_entry(analysis::JobReport report,
-                                    const std::function<std::string(const analysis::JobReport&)>& render);
+  static CachedReportPtr make_entry(model::JobReport report,
+                                    const std::function<std::string(const model::JobReport&)>& render);
 
  private:
   struct Entry {

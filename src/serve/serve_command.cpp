@@ -27,7 +27,6 @@
 #include <string>
 
 namespace petricore::serve {
-
 namespace {
 
 constexpr std::size_t kMaxThreads = 256;
@@ -164,9 +163,9 @@ int run_serve(const ServeOptions& options) {
   ApiBackends backends;
   backends.accounting = accounting.get();
   backends.directory = directory.get();
-  backends.analyze = [&analyzer](const analysis::JobId& id) { return analyzer.analyze(id); };
-  backends.render_json = [](const analysis::JobReport& report) { return render::job_json(report); };
-  backends.render_mail = [](const analysis::JobReport& report, const std::string& pdf_url) {
+  backends.analyze = [&analyzer](const model::JobId& id) { return analyzer.analyze(id); };
+  backends.render_json = [](const model::JobReport& report) { return render::job_json(report); };
+  backends.render_mail = [](const model::JobReport& report, const std::string& pdf_url) {
     return render::mail_text(report, pdf_url);
   };
   Api api(api_options, backends, authorizer, cache, metrics);

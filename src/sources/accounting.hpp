@@ -4,8 +4,8 @@
 // timeouts and reports failures as Error values, never by throwing.
 #pragma once
 
-#include "analysis/job_id.hpp"
-#include "analysis/job_record.hpp"
+#include "model/job_id.hpp"
+#include "model/job_record.hpp"
 #include "core/result.hpp"
 
 #include <cstddef>
@@ -19,9 +19,9 @@ class AccountingSource {
   virtual ~AccountingSource() = default;
   // Error::Kind::NotFound for an unknown job, Unavailable when the source
   // failed (with the source and the reason in the message).
-  virtual Result<analysis::JobRecord> job(const analysis::JobId& id) = 0;
+  virtual Result<model::JobRecord> job(const model::JobId& id) = 0;
   // The user's jobs, newest first, at most `limit`.
-  virtual Result<std::vector<analysis::JobRecord>> jobs_of_user(const std::string& user, std::size_t limit) = 0;
+  virtual Result<std::vector<model::JobRecord>> jobs_of_user(const std::string& user, std::size_t limit) = 0;
   virtual std::string name() const = 0;  // "sacct", "db", "prometheus"
 };
 

@@ -9,7 +9,7 @@
 // Connections are opened on first use; one that fails is dropped, so the next
 // call reconnects, and a call whose pooled connection turns out dead (server
 // restart, wait_timeout) is retried once on a fresh one.
-#include "analysis/job_id.hpp"
+#include "model/job_id.hpp"
 #include "initdb/init_db_sql.hpp"
 #include "sources/accounting_factory.hpp"
 #include "sources/mariadb_library.hpp"
@@ -26,7 +26,7 @@
 namespace petricore::sources {
 namespace {
 
-using analysis::JobRecord;
+using model::JobRecord;
 
 constexpr std::size_t kMaxIdleConnections = 4;
 constexpr unsigned kUnknownColumn = 1054;                  // ER_BAD_FIELD_ERROR
@@ -115,7 +115,7 @@ class DbAccounting final : public AccountingSource {
                     " WHERE `job_db_inx` = ? ORDER BY `id_step`, `step_het_comp`";
   }
 
-  Result<JobRecord> job(const analysis::JobId& id) override {
+  Result<JobRecord> job(const model::JobId& id) override {
     std::string where;
     std::vector<SqlParam> params{static_cast<std::int64_t>(id.job)};
     if (id.array_task) {
@@ -141,7 +141,7 @@ class DbAccounting final : public AccountingSource {
   }
 
   Result<std::vector<JobRecord>> jobs_of_user(const std::string& user, std::size_t limit) override {
-    if (!analysis::valid_user_name(user)) return bad_input("invalid user name '" + user.substr(0, 64) + "'");
+    if (!model::valid_user_name(user)) return bad_input("invalid user name '" + user.substr(0, 64) + "'");
     if (limit == 0) return std::vector<JobRecord>{};
     // By uid when this host knows the user (indexed, and covers jobs without
     // an association); else by the association's user name.

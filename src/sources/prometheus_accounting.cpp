@@ -1,6 +1,6 @@
 #include "sources/prometheus_accounting.hpp"
 
-#include "analysis/job_id.hpp"
+#include "model/job_id.hpp"
 #include "core/log.hpp"
 #include "sources/accounting_factory.hpp"
 #include "sources/prometheus_client.hpp"
@@ -36,8 +36,8 @@
 namespace petricore::sources {
 namespace {
 
-using analysis::JobRecord;
-using analysis::Series;
+using model::JobRecord;
+using model::Series;
 
 constexpr const char* kField = "petricore_field";
 constexpr double kDefaultScrapeInterval = 60;  // Prometheus's own default, when a job has one sample
@@ -140,7 +140,7 @@ class PrometheusAccounting final : public AccountingSource {
   PrometheusAccounting(PrometheusClient& prometheus, const PrometheusAccountingOptions& options)
       : prometheus_(prometheus), lookback_(options.lookback_seconds), step_(coarse_step(options.lookback_seconds)) {}
 
-  Result<JobRecord> job(const analysis::JobId& id) override {
+  Result<JobRecord> job(const model::JobId& id) override {
     if (id.array_task || id.het_component) {
       return not_found("job " + id.text() +
                        ": the Prometheus accounting source (jobs_info) knows jobs by their own numeric id only; "
@@ -196,7 +196,7 @@ class PrometheusAccounting final : public AccountingSource {
       } else if (field == "end") {
         last_sample = value;
       } else if (field == "node") {
-        nodes.insert(analysis::short_node_name(s.label("instance")));
+        nodes.insert(model::short_node_name(s.label("instance")));
         samples_per_node = std::max(samples_per_node, value);
         if (record.user.empty()) record.user = s.label("user");
         if (!record.uid) record.uid = parse_uid(s.label("uid"));
@@ -233,7 +233,7 @@ class PrometheusAccounting final : public AccountingSource {
   }
 
   Result<std::vector<JobRecord>> jobs_of_user(const std::string& user, std::size_t limit) override {
-    if (!analysis::valid_user_name(user)) return bad_input("not a valid user name: '" + user + "'");
+    if (!model::valid_user_name(user)) return bad_input("not a valid user name: '" + user + "'");
     // One coarse range query, as in job(): each job's first and last window
     // of S seconds with samples, and its node count. The times are therefore
     // known to within S (5 minutes for the default 30 days); job() is exact.

@@ -29,8 +29,8 @@
 namespace petricore::sources {
 namespace {
 
-using analysis::Sample;
-using analysis::Series;
+using model::Sample;
+using model::Series;
 namespace json = boost::json;
 
 constexpr std::size_t max_idle_handles = 8;

@@ -3,7 +3,7 @@
 // core/curl_library.hpp) and Boost.JSON stay inside the .cpp.
 #pragma once
 
-#include "analysis/series.hpp"
+#include "model/series.hpp"
 #include "core/result.hpp"
 
 #include <memory>
@@ -28,9 +28,9 @@ class PrometheusClient {
 
   // Range query; `step` in seconds. Unavailable on transport errors, HTTP
   // errors and API errors ({"status":"error"}), with Prometheus's own reason.
-  Result<std::vector<analysis::Series>> query_range(const std::string& promql, double start, double end, double step);
+  Result<std::vector<model::Series>> query_range(const std::string& promql, double start, double end, double step);
   // Instant query at `time`: each series has one sample.
-  Result<std::vector<analysis::Series>> query(const std::string& promql, double time);
+  Result<std::vector<model::Series>> query(const std::string& promql, double time);
 
   // Requests made so far (the benchmark checks how few a job needs).
   int requests() const;
@@ -44,7 +44,7 @@ class PrometheusClient {
 // Decodes an API response body: "matrix", "vector" or "scalar" results into
 // series, {"status":"error",...} into an Unavailable error naming errorType
 // and error. Pure; used by the client and tested on its own.
-Result<std::vector<analysis::Series>> decode_query_response(std::string_view body);
+Result<std::vector<model::Series>> decode_query_response(std::string_view body);
 
 // A PromQL string literal for a label value: quotes and escapes.
 std::string promql_string(std::string_view value);

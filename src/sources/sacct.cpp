@@ -29,7 +29,7 @@ extern char** environ;
 namespace petricore::sources {
 namespace {
 
-using analysis::JobRecord;
+using model::JobRecord;
 
 // ---- run_process helpers ----
 
@@ -506,7 +506,7 @@ std::vector<std::string> sacct_common_args(const std::string& sacct) {
 
 }  // namespace
 
-std::vector<std::string> sacct_job_args(const std::string& sacct, const analysis::JobId& id) {
+std::vector<std::string> sacct_job_args(const std::string& sacct, const model::JobId& id) {
   auto args = sacct_common_args(sacct);
   args.push_back("--jobs=" + id.text());
   return args;
@@ -643,7 +643,7 @@ Result<std::vector<JobRecord>> parse_sacct(std::string_view text, const std::vec
   return records;
 }
 
-Result<JobRecord> select_job(const std::vector<JobRecord>& records, const analysis::JobId& id) {
+Result<JobRecord> select_job(const std::vector<JobRecord>& records, const model::JobId& id) {
   const std::string text = id.text();
   for (const auto& r : records)
     if (r.job_id == text) return r;

@@ -4,8 +4,8 @@
 // make_sacct_accounting() (sources/accounting_factory.hpp).
 #pragma once
 
-#include "analysis/job_id.hpp"
-#include "analysis/job_record.hpp"
+#include "model/job_id.hpp"
+#include "model/job_record.hpp"
 #include "core/result.hpp"
 
 #include <cstddef>
@@ -53,7 +53,7 @@ const std::vector<std::string>& sacct_environment();
 
 // `sacct --parsable2 --noheader --format=<sacct_fields> -j <id>`, steps
 // included (MaxRSS and TotalCPU live on the step lines).
-std::vector<std::string> sacct_job_args(const std::string& sacct, const analysis::JobId& id);
+std::vector<std::string> sacct_job_args(const std::string& sacct, const model::JobId& id);
 
 // `sacct ... -X -u <user> -S <since> -E now`: allocations only. `since` is
 // epoch seconds, written as local time the way sacct reads -S.
@@ -72,13 +72,13 @@ std::vector<std::string> sacct_user_args(const std::string& sacct, const std::st
 // suffixes, durations "MM:SS.mmm", "HH:MM:SS" and "D-HH:MM:SS", times as epoch
 // seconds or as sacct's local "YYYY-MM-DDTHH:MM:SS". Lines with too few
 // columns are skipped; Unavailable when the text has lines but none parses.
-Result<std::vector<analysis::JobRecord>> parse_sacct(std::string_view text, const std::vector<std::string>& fields);
+Result<std::vector<model::JobRecord>> parse_sacct(std::string_view text, const std::vector<std::string>& fields);
 
 // The record `id` asks for among parsed records: the allocation whose JobID
 // is `id` as written, else (for a plain number) the one whose raw id is it:
 // an array task or heterogeneous leader that kept the job's own number.
 // NotFound when there is none.
-Result<analysis::JobRecord> select_job(const std::vector<analysis::JobRecord>& records, const analysis::JobId& id);
+Result<model::JobRecord> select_job(const std::vector<model::JobRecord>& records, const model::JobId& id);
 
 // Small parsers, exposed for the tests.
 // "00:14.742", "02:03:04", "1-02:03:04" → seconds; nullopt for anything else.

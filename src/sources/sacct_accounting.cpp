@@ -10,7 +10,7 @@
 namespace petricore::sources {
 namespace {
 
-using analysis::JobRecord;
+using model::JobRecord;
 
 // How far back jobs_of_user looks: sacct without -S lists only today's jobs.
 constexpr std::int64_t kUserWindowSeconds = 30 * 86400;
@@ -25,8 +25,8 @@ std::string last_line(const std::string& text) {
 
 std::tuple<std::int64_t, std::uint32_t, std::uint32_t> newest_key(const JobRecord& r) {
   // "123_[4-9]" (pending tasks) does not parse: its leading number still does.
-  auto id = analysis::parse_job_id(r.job_id);
-  if (!id) id = analysis::parse_job_id(r.job_id.substr(0, r.job_id.find_first_of("_+")));
+  auto id = model::parse_job_id(r.job_id);
+  if (!id) id = model::parse_job_id(r.job_id.substr(0, r.job_id.find_first_of("_+")));
   std::uint32_t job = id ? id->job : 0;
   std::uint32_t sub = id ? id->array_task.value_or(id->het_component.value_or(0)) : 0;
   return {r.submit.value_or(0), job, sub};
@@ -36,7 +36,7 @@ class SacctAccounting final : public AccountingSource {
  public:
   SacctAccounting(std::string path, double timeout_seconds) : path_(std::move(path)), timeout_(timeout_seconds) {}
 
-  Result<JobRecord> job(const analysis::JobId& id) override {
+  Result<JobRecord> job(const model::JobId& id) override {
     auto out = run(sacct_job_args(path_, id));
     if (!out) return out.error();
     auto records = parse_sacct(*out, sacct_fields());
@@ -45,7 +45,7 @@ class SacctAccounting final : public AccountingSource {
   }
 
   Result<std::vector<JobRecord>> jobs_of_user(const std::string& user, std::size_t limit) override {
-    if (!analysis::valid_user_name(user)) return bad_input("invalid user name '" + user.substr(0, 64) + "'");
+    if (!model::valid_user_name(user)) return bad_input("invalid user name '" + user.substr(0, 64) + "'");
     std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
     auto out = run(sacct_user_args(path_, user, now - kUserWindowSeconds));
     if (!out) return out.error();

@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
   PieChart pie = core_pie(32);
   figure("pie chart PNG 900x450, 32 slices", runs, [&] { return pie_chart_image(pie, ImageFormat::Png, 900, 450); });
   figure("pie chart SVG 900x450, 32 slices", runs, [&] { return pie_chart_image(pie, ImageFormat::Svg, 900, 450); });
-  petricore::analysis::JobReport job = petricore::test::four_node_job();
+  petricore::model::JobReport job = petricore::test::four_node_job();
   figure("PDF report, 1-hour 4-node job (4 pages)", runs, [&] { return pdf_report(job); });
   if (argc > 1) samples(argv[1]);
   return 0;

@@ -4,7 +4,7 @@
 // variables pointing at its server, loaded from
 // test/integration/lib/slurm_acct_db.sql.
 #include "initdb/init_db_sql.hpp"
-#include "analysis/job_id.hpp"
+#include "model/job_id.hpp"
 #include "sources/accounting_factory.hpp"
 #include "sources/mariadb_library.hpp"
 
@@ -283,7 +283,7 @@ TEST_CASE("an existing view is current only with our columns, table and security
 namespace {
 
 using petricore::Error;
-using petricore::analysis::parse_job_id;
+using petricore::model::parse_job_id;
 using namespace petricore::sources;
 
 std::string env(const char* name) {

@@ -28,15 +28,15 @@ double pie_total(const render::PieChart& pie) {
 }
 
 // A one-node job with `count` series of `metric`, series i at the constant i + 1.
-analysis::JobReport job_with_many_series(const std::string& metric, int count) {
-  analysis::JobRecord job;
+model::JobReport job_with_many_series(const std::string& metric, int count) {
+  model::JobRecord job;
   job.job_id = job.raw_id = "77";
   job.state = "COMPLETED";
   job.start = test::kSampleStart;
   job.end = test::kSampleStart + 600;
   job.alloc_cpus = count;
   job.alloc_nodes = 1;
-  std::map<std::string, std::vector<analysis::Series>> m;
+  std::map<std::string, std::vector<model::Series>> m;
   for (int i = 0; i < count; ++i)
     m[metric].push_back(test::sample_series({{"instance", "node01"}, {"core", std::to_string(i)}}, 41, 15,
                                             [i](std::size_t) { return i + 1.0; }));
@@ -106,7 +106,7 @@ TEST_CASE("CPU chart of a four-node job: one line per node and the per-node refe
 }
 
 TEST_CASE("configured thresholds move the CPU reference line", "[job_charts]") {
-  analysis::RuleThresholds thresholds;
+  model::RuleThresholds thresholds;
   thresholds.cpu_efficiency_warning = 50;
   auto chart = render::metric_chart(test::four_node_job(), "jobs_cpu_percent", thresholds);
   REQUIRE(chart.ok());
@@ -239,7 +239,7 @@ TEST_CASE("the per-core pie has one slice per core that add up to the core times
 }
 
 TEST_CASE("pies of a job without CPU times are not found", "[job_charts]") {
-  analysis::JobReport report;
+  model::JobReport report;
   report.usage.job.job_id = "5";
   CHECK(render::cpu_mode_pie(report).error().kind == Error::Kind::NotFound);
   CHECK(render::cpu_core_pie(report).error().kind == Error::Kind::NotFound);

@@ -125,7 +125,7 @@ TEST_CASE("job page holds every finding with its severity word, message and advi
     INFO(f.rule);
     CHECK(html.find(render::html_escape(f.message)) != std::string::npos);
     CHECK(html.find(render::html_escape(f.advice)) != std::string::npos);
-    const std::string severity = analysis::severity_name(f.severity);
+    const std::string severity = model::severity_name(f.severity);
     CHECK(html.find("<li class=\"sev-" + severity + "\"><span class=\"badge\">" + severity + "</span>") !=
           std::string::npos);
   }
@@ -166,7 +166,7 @@ TEST_CASE("job page of a job of which nothing is known says why in one paragraph
   auto report = test::four_node_job();
   report.usage = analysis::summarize(report.usage.job, {}, std::nullopt);
   report.findings = analysis::evaluate_rules(report.usage, {});
-  report.warning = analysis::has_warning(report.findings);
+  report.warning = model::has_warning(report.findings);
   REQUIRE(report.usage.no_usage());
   std::string html = render::job_page_html(report, {});
   CHECK(html.find("<img") == std::string::npos);

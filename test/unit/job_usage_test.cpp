@@ -1,6 +1,6 @@
 // summarize(): the §5 aggregates from range-query series, for one node and
 // for several nodes whose samples do not all line up.
-#include "analysis/job_usage.hpp"
+#include "analysis/usage_summary.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -9,6 +9,7 @@
 #include <limits>
 
 using namespace petricore::analysis;
+using namespace petricore::model;
 
 namespace {
 

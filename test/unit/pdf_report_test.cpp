@@ -92,8 +92,8 @@ bool poppler_missing() {
   return true;
 }
 
-analysis::JobReport no_metrics_job() {
-  analysis::JobRecord job;
+model::JobReport no_metrics_job() {
+  model::JobRecord job;
   job.job_id = job.raw_id = "9001";
   job.name = "oom";
   job.user = "bob";
@@ -246,9 +246,9 @@ TEST_CASE("many long findings flow onto more pages, every footer counting them a
   auto report = test::four_node_job();
   report.findings.clear();
   for (int i = 0; i < 40; ++i) {
-    analysis::Finding f;
+    model::Finding f;
     f.rule = "rule_" + std::to_string(i);
-    f.severity = static_cast<analysis::Severity>(i % 3);
+    f.severity = static_cast<model::Severity>(i % 3);
     f.message = "Finding number " + std::to_string(i) +
                 " is a long sentence about what was seen in the job, long enough to wrap over more than one "
                 "line of the page at this font size, which it does.";

@@ -16,6 +16,7 @@
 
 using namespace petricore;
 using namespace petricore::analysis;
+using namespace petricore::model;
 namespace json = boost::json;
 
 namespace {

@@ -49,8 +49,8 @@ bool is_json_error(const HttpResponse& response) {
   return response.content_type == "application/json" && response.body.rfind("{\"error\":\"", 0) == 0;
 }
 
-analysis::JobRecord record(const std::string& id, const std::string& user, bool finished) {
-  analysis::JobRecord job;
+model::JobRecord record(const std::string& id, const std::string& user, bool finished) {
+  model::JobRecord job;
   job.job_id = id;
   job.raw_id = id;
   job.user = user;
@@ -65,16 +65,16 @@ analysis::JobRecord record(const std::string& id, const std::string& user, bool 
 
 class FakeAccounting : public sources::AccountingSource {
  public:
-  Result<analysis::JobRecord> job(const analysis::JobId& id) override {
+  Result<model::JobRecord> job(const model::JobId& id) override {
     ++job_calls;
     if (down) return unavailable("accounting down");
     auto it = jobs.find(id.text());
     if (it == jobs.end()) return not_found("job " + id.text() + " not found");
     return it->second;
   }
-  Result<std::vector<analysis::JobRecord>> jobs_of_user(const std::string& user, std::size_t limit) override {
+  Result<std::vector<model::JobRecord>> jobs_of_user(const std::string& user, std::size_t limit) override {
     if (down) return unavailable("accounting down");
-    std::vector<analysis::JobRecord> out;
+    std::vector<model::JobRecord> out;
     for (auto it = jobs.rbegin(); it != jobs.rend() && out.size() < limit; ++it) {
       if (it->second.user == user) out.push_back(it->second);
     }
@@ -82,7 +82,7 @@ class FakeAccounting : public sources::AccountingSource {
   }
   std::string name() const override { return "fake"; }
 
-  std::map<std::string, analysis::JobRecord> jobs;
+  std::map<std::string, model::JobRecord> jobs;
   bool down = false;
   std::atomic<int> job_calls{0};
 };
@@ -114,12 +114,12 @@ struct Fixture {
     ApiBackends backends;
     backends.accounting = &accounting;
     backends.directory = &directory;
-    backends.analyze = [this](const analysis::JobId& id) -> Result<analysis::JobReport> {
+    backends.analyze = [this](const model::JobId& id) -> Result<model::JobReport> {
       ++analyses;
       if (prometheus_down) return unavailable("prometheus down");
       auto job = accounting.job(id);
       if (!job) return job.error();
-      analysis::JobReport report;
+      model::JobReport report;
       report.usage.job = job.value();
       report.usage.cpu_avg_percent = 200;            // 50 % of 4 cores
       report.usage.memory_resident_mb = 1000;        // 0.25 of 4000
@@ -127,8 +127,8 @@ struct Fixture {
       report.warning = id.job == 100;
       return report;
     };
-    backends.render_json = [](const analysis::JobReport& r) { return "{\"jobid\": " + r.usage.job.job_id + "}"; };
-    backends.render_mail = [](const analysis::JobReport& r, const std::string& pdf) {
+    backends.render_json = [](const model::JobReport& r) { return "{\"jobid\": " + r.usage.job.job_id + "}"; };
+    backends.render_mail = [](const model::JobReport& r, const std::string& pdf) {
       return "mail " + r.usage.job.job_id + " " + pdf + "\nWARNING=false\n";
     };
     backends.uid_of = [](const std::string& user) -> std::optional<unsigned> {
@@ -382,13 +382,13 @@ TEST_CASE("bad auth configuration is refused at start", "[serve]") {
 
 namespace {
 CachedReportPtr entry(const std::string& id, bool finished) {
-  analysis::JobReport report;
+  model::JobReport report;
   report.usage.job = record(id, "alice", finished);
-  analysis::Series series;
+  model::Series series;
   series.labels["instance"] = "n1";
   series.samples = {{1, 2}, {3, 4}};
   report.usage.series["jobs_rss"] = {series};
-  return ResultCache::make_entry(report, [](const analysis::JobReport& r) {
+  return ResultCache::make_entry(report, [](const model::JobReport& r) {
     return "json " + r.usage.job.job_id + " samples " + std::to_string(r.usage.series.at("jobs_rss")[0].samples.size());
   });
 }
@@ -400,19 +400,19 @@ TEST_CASE("cache entries keep their samples for the charts, at most kChartSample
   REQUIRE(e->report.usage.series.count("jobs_rss") == 1);
   CHECK(e->report.usage.series.at("jobs_rss")[0].samples.size() == 2);
   CHECK(e->report.usage.series.at("jobs_rss")[0].label("instance") == "n1");
-  CHECK(e->bytes > 2 * sizeof(analysis::Sample));
+  CHECK(e->bytes > 2 * sizeof(model::Sample));
 
-  analysis::JobReport big;
+  model::JobReport big;
   big.usage.job = record("2", "alice", true);
-  analysis::Series series;
+  model::Series series;
   for (int i = 0; i < 10'000; ++i) series.samples.push_back({double(i), i == 4321 ? 1e6 : double(i % 7)});
   big.usage.series["jobs_cpu_percent"] = {series};
-  CachedReportPtr b = ResultCache::make_entry(big, [](const analysis::JobReport&) { return std::string("{}"); });
+  CachedReportPtr b = ResultCache::make_entry(big, [](const model::JobReport&) { return std::string("{}"); });
   const auto& kept = b->report.usage.series.at("jobs_cpu_percent")[0].samples;
   CHECK(kept.size() <= kChartSamples);
-  CHECK(std::any_of(kept.begin(), kept.end(), [](const analysis::Sample& s) { return s.value == 1e6; }));
+  CHECK(std::any_of(kept.begin(), kept.end(), [](const model::Sample& s) { return s.value == 1e6; }));
   CHECK(std::is_sorted(kept.begin(), kept.end(),
-                       [](const analysis::Sample& x, const analysis::Sample& y) { return x.time < y.time; }));
+                       [](const model::Sample& x, const model::Sample& y) { return x.time < y.time; }));
 }
 
 TEST_CASE("the cache keeps within its byte bound, evicting the least recently used", "[serve]") {

@@ -2,12 +2,14 @@
 // stays quiet on another; short jobs and jobs without metrics hear only the
 // state rule; thresholds come from the configuration.
 #include "analysis/rules.hpp"
+#include "analysis/usage_summary.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 
 using namespace petricore::analysis;
+using namespace petricore::model;
 
 namespace {
 

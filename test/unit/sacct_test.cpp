@@ -20,8 +20,8 @@
 
 namespace fs = std::filesystem;
 using petricore::Error;
-using petricore::analysis::JobRecord;
-using petricore::analysis::parse_job_id;
+using petricore::model::JobRecord;
+using petricore::model::parse_job_id;
 using namespace petricore::sources;
 
 namespace {

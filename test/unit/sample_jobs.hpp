@@ -2,8 +2,8 @@
 // formulas, not recorded, so every value at every instant is known.
 #pragma once
 
-#include "analysis/job_analyzer.hpp"
-#include "analysis/job_usage.hpp"
+#include "model/job_report.hpp"
+#include "analysis/usage_summary.hpp"
 #include "analysis/rules.hpp"
 
 #include <cmath>
@@ -18,21 +18,21 @@ namespace petricore::test {
 constexpr std::int64_t kSampleStart = 1'795'975'755;  // 2026-11-29T18:09:15Z
 
 // `count` samples every `step` seconds from kSampleStart, value = f(i).
-inline analysis::Series sample_series(std::map<std::string, std::string> labels, std::size_t count, double step,
+inline model::Series sample_series(std::map<std::string, std::string> labels, std::size_t count, double step,
                                       const std::function<double(std::size_t)>& f) {
-  analysis::Series s;
+  model::Series s;
   s.labels = std::move(labels);
   s.samples.reserve(count);
   for (std::size_t i = 0; i < count; ++i) s.samples.push_back({static_cast<double>(kSampleStart) + step * i, f(i)});
   return s;
 }
 
-inline analysis::JobReport report_from(analysis::JobRecord record,
-                                       std::map<std::string, std::vector<analysis::Series>> metrics) {
-  analysis::JobReport report;
+inline model::JobReport report_from(model::JobRecord record,
+                                       std::map<std::string, std::vector<model::Series>> metrics) {
+  model::JobReport report;
   report.usage = analysis::summarize(std::move(record), std::move(metrics), std::nullopt);
   report.findings = analysis::evaluate_rules(report.usage, {});
-  report.warning = analysis::has_warning(report.findings);
+  report.warning = model::has_warning(report.findings);
   return report;
 }
 
@@ -41,8 +41,8 @@ inline analysis::JobReport report_from(analysis::JobRecord record,
 // 100 * (n + 1) % CPU (so 200, 300, 400, 500 %: far below the 3,200 % asked
 // for), its memory climbs linearly from 100 MB to 1,000 * n MB, it reads
 // 10 MB/min and writes n MB/min; threads: "solver" 8 per node, "bash" 1.
-inline analysis::JobReport four_node_job() {
-  analysis::JobRecord job;
+inline model::JobReport four_node_job() {
+  model::JobRecord job;
   job.job_id = job.raw_id = "4242";
   job.name = "cfd-run";
   job.user = "alice";
@@ -59,7 +59,7 @@ inline analysis::JobReport four_node_job() {
   job.billing = 32;
   const std::size_t n = 241;
   const double step = 15;
-  std::map<std::string, std::vector<analysis::Series>> m;
+  std::map<std::string, std::vector<model::Series>> m;
   for (int node = 1; node <= 4; ++node) {
     const std::string name = "node0" + std::to_string(node);
     auto on = [&](std::map<std::string, std::string> extra = {}) {
@@ -101,8 +101,8 @@ inline analysis::JobReport four_node_job() {
 // the page cache. Resident memory (anon + shmem) stays at 3 MB; the page
 // cache grows to 510 MB, so the cgroup's peak, cache included, is 516 MB.
 // Sampled every 15 s (41 samples); no swap series.
-inline analysis::JobReport page_cache_job() {
-  analysis::JobRecord job;
+inline model::JobReport page_cache_job() {
+  model::JobRecord job;
   job.job_id = job.raw_id = "4300";
   job.name = "stream";
   job.user = "erin";
@@ -120,7 +120,7 @@ inline analysis::JobReport page_cache_job() {
   const double step = 15;
   const std::map<std::string, std::string> on = {{"instance", "node05"}, {"slurm_job", "4300"}};
   auto ramp = [](double first, double last) { return [first, last](std::size_t i) { return i == 0 ? first : last; }; };
-  std::map<std::string, std::vector<analysis::Series>> m;
+  std::map<std::string, std::vector<model::Series>> m;
   m["jobs_cpu_percent"] = {sample_series(on, n, step, [](std::size_t) { return 95; })};
   m["jobs_cpu_time_total"] = {sample_series(on, n, step, [&](std::size_t i) { return 0.95 * step * i; })};
   m["jobs_rss"] = {sample_series(on, n, step, ramp(2.5, 3))};
@@ -138,8 +138,8 @@ inline analysis::JobReport page_cache_job() {
 
 // Job 4301 of frank: ended after 20 s, before the collector sampled it; Slurm's
 // accounting record has TotalCPU 18 s and MaxRSS 700 MB, which stand in.
-inline analysis::JobReport accounting_only_job() {
-  analysis::JobRecord job;
+inline model::JobReport accounting_only_job() {
+  model::JobRecord job;
   job.job_id = job.raw_id = "4301";
   job.name = "quick";
   job.user = "frank";
@@ -160,8 +160,8 @@ inline analysis::JobReport accounting_only_job() {
 
 // Job 4302: the same 20 s job, but its accounting record has neither
 // TotalCPU nor MaxRSS: nothing at all is known of its use.
-inline analysis::JobReport no_usage_job() {
-  analysis::JobRecord job;
+inline model::JobReport no_usage_job() {
+  model::JobRecord job;
   job.job_id = job.raw_id = "4302";
   job.name = "quick";
   job.user = "frank";

@@ -1,8 +1,8 @@
-#include "analysis/job_id.hpp"
+#include "model/job_id.hpp"
 
 #include <charconv>
 
-namespace petricore::analysis {
+namespace petricore::model {
 namespace {
 
 std::optional<std::uint32_t> parse_number(std::string_view text) {
@@ -50,4 +50,4 @@ bool valid_user_name(std::string_view name) {
   return true;
 }
 
-}  // namespace petricore::analysis
+}  // namespace petricore::model

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace petricore::analysis {
+namespace petricore::model {
 
 struct JobRecord {
   std::string job_id;  // as Slurm prints it: "123", "123_4", "123+1"
@@ -53,4 +53,4 @@ struct JobRecord {
   }
 };
 
-}  // namespace petricore::analysis
+}  // namespace petricore::model

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace petricore::analysis {
+namespace petricore::model {
 
 struct Sample {
   double time = 0;   // epoch seconds
@@ -39,4 +39,4 @@ std::string short_node_name(std::string_view instance);
 // nothing when there are already few enough samples.
 void downsample(std::vector<Sample>& samples, std::size_t max_points);
 
-}  // namespace petricore::analysis
+}  // namespace petricore::model

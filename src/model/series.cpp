@@ -1,9 +1,9 @@
-#include "analysis/series.hpp"
+#include "model/series.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace petricore::analysis {
+namespace petricore::model {
 
 std::string short_node_name(std::string_view instance) {
   if (!instance.empty() && instance.front() == '[') {  // "[v6]:port"
@@ -45,4 +45,4 @@ void downsample(std::vector<Sample>& samples, std::size_t max_points) {
   samples = std::move(kept);
 }
 
-}  // namespace petricore::analysis
+}  // namespace petricore::model

@@ -1,11 +1,11 @@
-// Everything known about one job in one value: its accounting record, the
+// What one job used, as the analysis found it: its accounting record, the
 // time series of its jobs_* metrics, and the aggregates the API, the rules and
 // the renderers use (meanings: ARCHITECTURE.md §5 — a job's value is the sum
-// over its nodes unless said otherwise).
+// over its nodes unless said otherwise). analysis/usage_summary builds it.
 #pragma once
 
-#include "analysis/job_record.hpp"
-#include "analysis/series.hpp"
+#include "model/job_record.hpp"
+#include "model/series.hpp"
 
 #include <cstdint>
 #include <map>
@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-namespace petricore::analysis {
+namespace petricore::model {
+
 
 struct CoreTime {
   std::string core;    // "<node>_core_<n>"
@@ -99,17 +100,4 @@ struct JobUsage {
   bool no_usage() const { return no_metrics() && !cpu_time_total && !memory_resident_mb; }
 };
 
-// Builds the aggregates from the series (pure: tests call it directly).
-// `series` maps metric names to what a range query returned over the job's
-// window; `gpu_utilization` the utilisation series of its GPUs, if any.
-// Samples after a finished job's end are the collector's final readings
-// (published when it saw the job end, scraped a little later): of those,
-// each series keeps only its last, so counters end at their final values and
-// nothing after the end is counted twice. Metric names without any series
-// are dropped, so no_metrics() holds when no jobs_* series had a sample. NaN
-// and ±Inf samples are ignored. A finished job's CPU time and resident peak
-// fall back to the record's TotalCPU and MaxRSS when no sample has them.
-JobUsage summarize(JobRecord job, std::map<std::string, std::vector<Series>> series,
-                   std::optional<std::vector<Series>> gpu_utilization);
-
-}  // namespace petricore::analysis
+}  // namespace petricore::model

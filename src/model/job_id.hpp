@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace petricore::analysis {
+namespace petricore::model {
 
 struct JobId {
   std::uint32_t job = 0;
@@ -27,4 +27,4 @@ std::optional<JobId> parse_job_id(std::string_view text);
 // [A-Za-z0-9._-], not starting with '-'. Checked before any query is built.
 bool valid_user_name(std::string_view name);
 
-}  // namespace petricore::analysis
+}  // namespace petricore::model

@@ -1,4 +1,4 @@
-#include "analysis/job_usage.hpp"
+#include "analysis/usage_summary.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -7,6 +7,14 @@
 #include <utility>
 
 namespace petricore::analysis {
+
+using model::JobRecord;
+using model::Series;
+using model::Sample;
+using model::JobUsage;
+using model::CoreTime;
+using model::FigureSource;
+using model::MemoryBreakdown;
 namespace {
 
 // A core counts as used when it got this share of the mean per-core time
