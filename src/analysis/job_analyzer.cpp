@@ -158,29 +158,30 @@ JobAnalyzer::JobAnalyzer(sources::AccountingSource& accounting, sources::Prometh
 }
 
 Result<JobReport> JobAnalyzer::analyze(const JobId& id) {
+  Result<JobRecord> record = accounting_.job(id);
+  if (!record) return record.error();
+  return analyze(record.value());
+}
+
+Result<JobReport> JobAnalyzer::analyze(const JobRecord& job) {
   const auto started = std::chrono::steady_clock::now();
   // Under serve the client is shared, so this difference may include other
   // threads' requests; it is exact for one `report`.
   const int requests_before = prometheus_.requests();
-
-  Result<JobRecord> record = accounting_.job(id);
-  if (!record) return record.error();
-  const int accounting_requests = prometheus_.requests() - requests_before;
-
   std::map<std::string, std::vector<Series>> by_metric;
   std::optional<std::vector<Series>> gpu_utilization;
-  if (record->raw_id.empty()) {
+  if (job.raw_id.empty()) {
     // slurm_job="" would select every jobs_* series without the label.
-    return unavailable("accounting source " + accounting_.name() + " gave no numeric job id for job " + id.text());
+    return unavailable("accounting source " + accounting_.name() + " gave no numeric job id for job " + job.job_id);
   }
   const double now = now_seconds();
   const double after_end = after_end_seconds(options_);
-  if (record->start) {  // a pending job has no series yet
+  if (job.start) {  // a pending job has no series yet
     const QueryWindow w =
-        query_window(static_cast<double>(*record->start),
-                     record->end ? std::optional<double>(static_cast<double>(*record->end)) : std::nullopt, now,
+        query_window(static_cast<double>(*job.start),
+                     job.end ? std::optional<double>(static_cast<double>(*job.end)) : std::nullopt, now,
                      options_.min_step_seconds, after_end);
-    const std::string job_match = "slurm_job=" + sources::promql_string(record->raw_id);
+    const std::string job_match = "slurm_job=" + sources::promql_string(job.raw_id);
     auto all = prometheus_.query_range("{__name__=~\"jobs_.+\"," + job_match + "}", w.start, w.end, w.step);
     if (!all) return all.error();
     for (Series& s : *all) {
@@ -197,8 +198,8 @@ Result<JobReport> JobAnalyzer::analyze(const JobId& id) {
   }
 
   JobReport report;
-  report.settled = record->end && now >= static_cast<double>(*record->end) + after_end;
-  report.usage = summarize(std::move(record.value()), std::move(by_metric), std::move(gpu_utilization));
+  report.settled = job.end && now >= static_cast<double>(*job.end) + after_end;
+  report.usage = summarize(job, std::move(by_metric), std::move(gpu_utilization));
   report.thresholds = options_.thresholds;
   report.findings = evaluate_rules(report.usage, options_.thresholds);
   report.warning = has_warning(report.findings);
@@ -209,8 +210,8 @@ Result<JobReport> JobAnalyzer::analyze(const JobId& id) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     char line[256];
     std::snprintf(line, sizeof line,
-                  "job %s analysed in %.1f ms: %d Prometheus requests (%d for accounting), %zu series",
-                  id.text().c_str(), ms, prometheus_.requests() - requests_before, accounting_requests, series);
+                  "job %s analysed in %.1f ms: %d Prometheus requests, %zu series", job.job_id.c_str(), ms,
+                  prometheus_.requests() - requests_before, series);
     log::debug(line);
   }
   return report;

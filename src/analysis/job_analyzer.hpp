@@ -60,8 +60,12 @@ class JobAnalyzer {
   // not a Prometheus label name, a step outside 1..3600 s or an after_end
   // above 3600 s.
   JobAnalyzer(sources::AccountingSource& accounting, sources::PrometheusClient& prometheus, AnalyzerOptions options);
-  // NotFound for an unknown job; Unavailable when a source failed.
+  // Looks the job up, then analyses it. NotFound for an unknown job;
+  // Unavailable when a source failed.
   Result<model::JobReport> analyze(const model::JobId& id);
+  // Analyses the job whose record the caller already has (no accounting
+  // lookup). Unavailable when Prometheus failed.
+  Result<model::JobReport> analyze(const model::JobRecord& job);
 
  private:
   sources::AccountingSource& accounting_;
