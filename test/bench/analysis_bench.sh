@@ -2,7 +2,7 @@
 # Analysis benchmark: how long one job's analysis takes, and how many
 # Prometheus requests it needs, against a local Prometheus (Debian's 2.42)
 # holding a finished 1-hour, 4-node job sampled every 15 s (92 series, 241
-# samples each; test/integration/lib/synthetic_jobs.py, backfilled with
+# samples each; scripts/lib/synthetic_jobs.py, backfilled with
 # promtool). The figure to meet: the first /api/v1/jobs/<id>/usage in
 # <= 150 ms with <= 3 Prometheus requests. Until serve is measured here too,
 # it times `petricore report <id> --json --accounting prometheus` end to end
@@ -16,10 +16,10 @@
 # subcommand); everything it starts is stopped by PID in the EXIT trap.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=SCRIPTDIR/../integration/lib/prometheus.sh
-source "$HERE/../integration/lib/prometheus.sh"
-# shellcheck source=SCRIPTDIR/../integration/lib/harness.sh
-source "$HERE/../integration/lib/harness.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/prometheus.sh
+source "$HERE/../../scripts/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/harness.sh
+source "$HERE/../../scripts/lib/harness.sh"
 
 ARG=${1:-}
 if [ -z "$ARG" ]; then

@@ -24,8 +24,8 @@ petricore=$build/src/petricore
 ROUNDS=${ROUNDS:-5}
 # shellcheck source=SCRIPTDIR/../../scripts/lib/slurm-cgroup.sh
 source "$here/../../scripts/lib/slurm-cgroup.sh"
-# shellcheck source=SCRIPTDIR/../integration/lib/prometheus.sh
-source "$here/../integration/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/prometheus.sh
+source "$here/../../scripts/lib/prometheus.sh"
 
 cannot_run() { echo "job_end_bench.sh: cannot run: $1" >&2; exit 1; }
 why=$(slurm_cgroup_unavailable)

@@ -27,17 +27,17 @@
 # helpers.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=SCRIPTDIR/lib/prometheus.sh
-source "$HERE/lib/prometheus.sh"
-# shellcheck source=SCRIPTDIR/lib/serve.sh
-source "$HERE/lib/serve.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/prometheus.sh
+source "$HERE/../../scripts/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/serve.sh
+source "$HERE/../../scripts/lib/serve.sh"
 
-# shellcheck source=SCRIPTDIR/lib/harness.sh
-source "$(dirname "$0")/lib/harness.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/harness.sh
+source "$(dirname "$0")/../../scripts/lib/harness.sh"
 petricore_binary "${1:-}"
 
-# shellcheck source=SCRIPTDIR/lib/tap.sh
-source "$HERE/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/tap.sh
+source "$HERE/../../scripts/lib/tap.sh"
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 if [ -z "$CHROMIUM" ] || [ ! -x "$CHROMIUM" ]; then
   skip "chromium is not installed (or CHROMIUM=$CHROMIUM is not executable)"
@@ -77,7 +77,7 @@ browser() {
   local name=$1 rc
   shift
   rm -rf "$T/profile-$name"
-  timeout -k 5 60 python3 "$HERE/lib/subreaper.py" "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+  timeout -k 5 60 python3 "$HERE/../../scripts/lib/subreaper.py" "$CHROMIUM" --headless --no-sandbox --disable-gpu \
     --disable-dev-shm-usage --no-first-run --no-default-browser-check --disable-background-networking \
     --disable-component-update --disable-sync --disable-quic --disable-extensions --hide-scrollbars \
     --disable-client-side-phishing-detection --disable-default-apps --disable-domain-reliability --no-pings \

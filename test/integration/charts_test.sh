@@ -25,17 +25,17 @@
 # prometheus, promtool, curl, jq, python3 or poppler-utils are missing.
 # KEEP=1 keeps the temp dir.
 set -u
-# shellcheck source=SCRIPTDIR/lib/prometheus.sh
-source "$(dirname "$0")/lib/prometheus.sh"
-# shellcheck source=SCRIPTDIR/lib/serve.sh
-source "$(dirname "$0")/lib/serve.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/prometheus.sh
+source "$(dirname "$0")/../../scripts/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/serve.sh
+source "$(dirname "$0")/../../scripts/lib/serve.sh"
 
-# shellcheck source=SCRIPTDIR/lib/harness.sh
-source "$(dirname "$0")/lib/harness.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/harness.sh
+source "$(dirname "$0")/../../scripts/lib/harness.sh"
 petricore_binary "${1:-}"
-LIB=$(cd "$(dirname "$0")/lib" && pwd)
+LIB=$(cd "$(dirname "$0")/../../scripts/lib" && pwd)
 
-# shellcheck source=SCRIPTDIR/lib/tap.sh
+# shellcheck source=SCRIPTDIR/../../scripts/lib/tap.sh
 source "$LIB/tap.sh"
 why=$(prom_unavailable promtool jq python3 pdfinfo pdftotext pdffonts pdftoppm)
 [ -z "$why" ] || skip "$why"

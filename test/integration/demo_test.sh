@@ -16,15 +16,15 @@
 # Exit 0 all passed, 1 a check failed, 77 skipped (what the Slurm cluster
 # needs is missing: lib/slurm_cluster.sh says what).
 set -u
-# shellcheck source=SCRIPTDIR/lib/harness.sh
-source "$(dirname "$0")/lib/harness.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/harness.sh
+source "$(dirname "$0")/../../scripts/lib/harness.sh"
 petricore_binary "${1:-}"
 here=$(cd "$(dirname "$0")" && pwd)
 demo=$here/../../scripts/demo
-# shellcheck source=SCRIPTDIR/lib/tap.sh
-source "$here/lib/tap.sh"
-# shellcheck source=SCRIPTDIR/lib/slurm_cluster.sh
-source "$here/lib/slurm_cluster.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/tap.sh
+source "$here/../../scripts/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/slurm_cluster.sh
+source "$here/../../scripts/lib/slurm_cluster.sh"
 why=$(slurm_cluster_unavailable)
 [ -z "$why" ] || skip "$why"
 command -v pdfinfo >/dev/null || skip "pdfinfo (poppler-utils) is not installed"

@@ -11,8 +11,8 @@
 set -uo pipefail
 petricore=$1
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=SCRIPTDIR/lib/tap.sh
-source "$here/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/tap.sh
+source "$here/../../scripts/lib/tap.sh"
 man_dir=$(cd "$here/../../man" && pwd) || bail "no man/ directory next to test/"
 
 command -v man >/dev/null || skip "man (man-db) is not installed"

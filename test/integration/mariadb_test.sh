@@ -26,18 +26,18 @@
 # names the unit test binary (default: beside the petricore build).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=SCRIPTDIR/lib/mariadb.sh
-source "$here/lib/mariadb.sh"
-# shellcheck source=SCRIPTDIR/lib/prometheus.sh
-source "$here/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/mariadb.sh
+source "$here/../../scripts/lib/mariadb.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/prometheus.sh
+source "$here/../../scripts/lib/prometheus.sh"
 
-# shellcheck source=SCRIPTDIR/lib/harness.sh
-source "$(dirname "$0")/lib/harness.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/harness.sh
+source "$(dirname "$0")/../../scripts/lib/harness.sh"
 petricore_binary "${1:-}"
 UNIT_TESTS=${PETRICORE_UNIT_TESTS:-$(dirname "$PETRICORE")/../test/unit/unit_tests}
 
-# shellcheck source=SCRIPTDIR/lib/tap.sh
-source "$(dirname "$0")/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/tap.sh
+source "$(dirname "$0")/../../scripts/lib/tap.sh"
 why=$(mariadb_unavailable)
 [ -z "$why" ] || skip "$why"
 for tool in python3 jq; do command -v $tool >/dev/null 2>&1 || skip "$tool is not installed"; done
@@ -56,7 +56,7 @@ trap cleanup EXIT
 
 mariadb_start "$T/mariadb" || bail "MariaDB did not start"
 ok "MariaDB started on 127.0.0.1:$MDB_PORT (pid $MDB_PID)"
-mariadb_root <"$here/lib/slurm_acct_db.sql" || bail "could not load lib/slurm_acct_db.sql"
+mariadb_root <"$here/../../scripts/lib/slurm_acct_db.sql" || bail "could not load scripts/lib/slurm_acct_db.sql"
 
 # A password with quotes, a backslash and a backquote: it must stay data.
 password="it's a \"test\" \\\` $RANDOM$RANDOM"

@@ -48,8 +48,8 @@ petricore=${1:?usage: packaging_test.sh PETRICORE_BINARY}
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 fixtures=${PETRICORE_FIXTURES:-$src/test/fixtures}
-# shellcheck source=test/integration/lib/tap.sh
-. "$here/lib/tap.sh"
+# shellcheck source=scripts/lib/tap.sh
+. "$here/../../scripts/lib/tap.sh"
 
 command -v rpmbuild >/dev/null || skip "rpmbuild is not installed (Debian: apt-get install rpm)"
 for tool in git meson python3 rpm rpmspec; do

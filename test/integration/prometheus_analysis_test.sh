@@ -29,15 +29,15 @@
 # prometheus, promtool, curl, jq or python3 are missing. KEEP=1 keeps the
 # temp dir.
 set -u
-# shellcheck source=SCRIPTDIR/lib/prometheus.sh
-source "$(dirname "$0")/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/prometheus.sh
+source "$(dirname "$0")/../../scripts/lib/prometheus.sh"
 
-# shellcheck source=SCRIPTDIR/lib/harness.sh
-source "$(dirname "$0")/lib/harness.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/harness.sh
+source "$(dirname "$0")/../../scripts/lib/harness.sh"
 petricore_binary "${1:-}"
 
-# shellcheck source=SCRIPTDIR/lib/tap.sh
-source "$(dirname "$0")/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/tap.sh
+source "$(dirname "$0")/../../scripts/lib/tap.sh"
 why=$(prom_unavailable promtool jq python3)
 [ -z "$why" ] || skip "$why"
 "$PETRICORE" report --help 2>/dev/null | grep -q -- --accounting || skip "$PETRICORE has no report subcommand (with --accounting) yet"

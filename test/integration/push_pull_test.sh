@@ -30,14 +30,14 @@ set -u
 # shellcheck source=SCRIPTDIR/../../scripts/lib/slurm-cgroup.sh
 source "$(dirname "$0")/../../scripts/lib/slurm-cgroup.sh"
 
-# shellcheck source=SCRIPTDIR/lib/harness.sh
-source "$(dirname "$0")/lib/harness.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/harness.sh
+source "$(dirname "$0")/../../scripts/lib/harness.sh"
 petricore_binary "${1:-}"
 
-# shellcheck source=SCRIPTDIR/lib/tap.sh
-source "$(dirname "$0")/lib/tap.sh"
-# shellcheck source=SCRIPTDIR/lib/prometheus.sh
-source "$(dirname "$0")/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/tap.sh
+source "$(dirname "$0")/../../scripts/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/prometheus.sh
+source "$(dirname "$0")/../../scripts/lib/prometheus.sh"
 
 why=$(slurm_cgroup_unavailable)
 [ -z "$why" ] || skip "$why"

@@ -28,19 +28,19 @@
 # prometheus, promtool, curl, jq or python3 are missing. KEEP=1 keeps the
 # temp dir. Everything started is stopped by PID in the EXIT trap.
 set -u
-# shellcheck source=SCRIPTDIR/lib/prometheus.sh
-source "$(dirname "$0")/lib/prometheus.sh"
-# shellcheck source=SCRIPTDIR/lib/serve.sh
-source "$(dirname "$0")/lib/serve.sh"
-# shellcheck source=SCRIPTDIR/lib/slapd.sh
-source "$(dirname "$0")/lib/slapd.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/prometheus.sh
+source "$(dirname "$0")/../../scripts/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/serve.sh
+source "$(dirname "$0")/../../scripts/lib/serve.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/slapd.sh
+source "$(dirname "$0")/../../scripts/lib/slapd.sh"
 
-# shellcheck source=SCRIPTDIR/lib/harness.sh
-source "$(dirname "$0")/lib/harness.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/harness.sh
+source "$(dirname "$0")/../../scripts/lib/harness.sh"
 petricore_binary "${1:-}"
 
-# shellcheck source=SCRIPTDIR/lib/tap.sh
-source "$(dirname "$0")/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/tap.sh
+source "$(dirname "$0")/../../scripts/lib/tap.sh"
 why=$(prom_unavailable promtool jq python3)
 [ -z "$why" ] || skip "$why"
 "$PETRICORE" serve --help >/dev/null 2>&1 || skip "$PETRICORE has no serve subcommand yet"

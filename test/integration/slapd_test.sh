@@ -2,7 +2,7 @@
 # Functions are called through the EXIT trap:
 # shellcheck disable=SC2317
 # The LDAP directory (src/sources/ldap_directory.cpp) against a REAL OpenLDAP
-# slapd on a free loopback port (test/integration/lib/slapd.sh): mdb backend,
+# slapd on a free loopback port (scripts/lib/slapd.sh): mdb backend,
 # posixAccount people and posixGroup groups:
 #
 #   alice  uidNumber 1001, mail, in the groups physics and rrg-alice
@@ -30,14 +30,14 @@
 # Needs the Debian packages slapd and ldap-utils (installed beforehand), g++.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=SCRIPTDIR/lib/slapd.sh
-source "$HERE/lib/slapd.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/slapd.sh
+source "$HERE/../../scripts/lib/slapd.sh"
 
-# shellcheck source=SCRIPTDIR/lib/harness.sh
-source "$(dirname "$0")/lib/harness.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/harness.sh
+source "$(dirname "$0")/../../scripts/lib/harness.sh"
 petricore_binary "${1:-}"
-# shellcheck source=SCRIPTDIR/lib/tap.sh
-source "$(dirname "$0")/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/tap.sh
+source "$(dirname "$0")/../../scripts/lib/tap.sh"
 why=$(slapd_unavailable)
 [ -z "$why" ] || skip "$why"
 

@@ -25,18 +25,18 @@
 # prometheus, promtool, curl, python3, /usr/bin/python3 with aiosmtpd or
 # pdfinfo are missing. KEEP=1 keeps the temp dir.
 set -u
-# shellcheck source=SCRIPTDIR/lib/prometheus.sh
-source "$(dirname "$0")/lib/prometheus.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/prometheus.sh
+source "$(dirname "$0")/../../scripts/lib/prometheus.sh"
 
-# shellcheck source=SCRIPTDIR/lib/harness.sh
-source "$(dirname "$0")/lib/harness.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/harness.sh
+source "$(dirname "$0")/../../scripts/lib/harness.sh"
 petricore_binary "${1:-}"
 MAILPROG=$(cd "$(dirname "$0")/../../packaging" && pwd)/petricore-mailprog
 
-# shellcheck source=SCRIPTDIR/lib/slapd.sh
-source "$(dirname "$0")/lib/slapd.sh"
-# shellcheck source=SCRIPTDIR/lib/tap.sh
-source "$(dirname "$0")/lib/tap.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/slapd.sh
+source "$(dirname "$0")/../../scripts/lib/slapd.sh"
+# shellcheck source=SCRIPTDIR/../../scripts/lib/tap.sh
+source "$(dirname "$0")/../../scripts/lib/tap.sh"
 why=$(prom_unavailable promtool python3 pdfinfo)
 [ -z "$why" ] || skip "$why"
 # Debian's python: a pyenv or venv python3 on PATH does not see its packages.

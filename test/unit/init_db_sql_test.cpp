@@ -2,7 +2,7 @@
 // the DB accounting source reading the views init-db made on a real MariaDB:
 // test/integration/mariadb_test.sh runs those with the PETRICORE_TEST_DB_*
 // variables pointing at its server, loaded from
-// test/integration/lib/slurm_acct_db.sql.
+// scripts/lib/slurm_acct_db.sql.
 #include "initdb/init_db_sql.hpp"
 #include "model/job_id.hpp"
 #include "sources/accounting_factory.hpp"

@@ -3,7 +3,7 @@
 # process on 127.0.0.1 and a Unix socket, over a datadir the test owns,
 # stopped by PID. (Facts behind the flags: ../shared/reference/realstack/README.md §1.)
 #
-#   source "$(dirname "$0")/lib/mariadb.sh"
+#   source "$(dirname "$0")/../../scripts/lib/mariadb.sh"
 #   why=$(mariadb_unavailable) && [ -z "$why" ] || skip "$why"
 #   mariadb_start "$T/mariadb" || bail "..."   # sets MDB_PID, MDB_PORT, MDB_SOCKET
 #   mariadb_root -e 'SELECT 1'                 # the client as root over the socket

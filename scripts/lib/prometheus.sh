@@ -3,7 +3,7 @@
 # loopback port, over a TSDB directory the test owns, stopped by PID; and a
 # real Pushgateway (Debian's `prometheus-pushgateway`) for it to scrape.
 #
-#   source "$(dirname "$0")/lib/prometheus.sh"
+#   source "$(dirname "$0")/../../scripts/lib/prometheus.sh"
 #   why=$(prom_unavailable promtool) && [ -z "$why" ] || skip "$why"
 #   prom_backfill "$T/data.om" "$T/tsdb"     # optional: historical samples
 #   prom_start "$T" "$T/tsdb" || bail "..."   # sets PROM_PID, PROM_PORT, PROM_URL

@@ -5,7 +5,7 @@
 # Modelled on the team's realstack notes (slapd.conf rather than cn=config,
 # back_mdb loaded as a module, `-d 0` to stay in the foreground).
 #
-#   source test/integration/lib/slapd.sh
+#   source scripts/lib/slapd.sh
 #   why=$(slapd_unavailable); [ -z "$why" ] || skip "$why"
 #   slapd_start "$T/slapd" "$(free_ports 1)" || bail "start slapd"
 #   slapd_load_base                   # the suffix, ou=people, ou=groups

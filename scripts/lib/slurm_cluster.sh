@@ -4,7 +4,7 @@
 # processes under one temp directory, on free loopback ports, stopped by PID.
 # The recipe and its gotchas: ../shared/reference/realstack/README.md §2.
 #
-#   source "$(dirname "$0")/lib/slurm_cluster.sh"
+#   source "$(dirname "$0")/../../scripts/lib/slurm_cluster.sh"
 #   why=$(slurm_cluster_unavailable) && [ -z "$why" ] || skip "$why"
 #   trap slurm_cluster_cleanup EXIT
 #   slurm_cluster_start "$T" || bail "..."     # exports SLURM_CONF, sets SC_*
