@@ -6,6 +6,7 @@
 #include "core/log.hpp"
 #include "sources/accounting.hpp"
 #include "sources/prometheus_client.hpp"
+#include "sources/promql.hpp"
 
 #include <algorithm>
 #include <cctype>

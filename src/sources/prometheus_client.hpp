@@ -46,7 +46,4 @@ class PrometheusClient {
 // and error. Pure; used by the client and tested on its own.
 Result<std::vector<model::Series>> decode_query_response(std::string_view body);
 
-// A PromQL string literal for a label value: quotes and escapes.
-std::string promql_string(std::string_view value);
-
 }  // namespace petricore::sources
