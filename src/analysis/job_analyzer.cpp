@@ -5,7 +5,8 @@
 
 #include "core/log.hpp"
 #include "sources/accounting.hpp"
-#include "sources/prometheus_client.hpp"
+#include "sources/promql.hpp"
+#include "sources/series_source.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -23,12 +24,12 @@
 
 namespace petricore::analysis {
 
+using model::has_warning;
 using model::JobId;
 using model::JobRecord;
+using model::JobReport;
 using model::Series;
 using model::short_node_name;
-using model::JobReport;
-using model::has_warning;
 namespace {
 
 // The API refuses more than 11,000 points per series; 10,000 steps leave a
@@ -101,8 +102,7 @@ std::map<std::string, std::set<std::string>> gpus_of(const std::vector<Series>& 
 // with `instance` and `gpu` set to the short node name and the index so the
 // series read like the collector's. nullopt when no series matched: then
 // nothing is known about the GPUs' use.
-Result<std::optional<std::vector<Series>>> gpu_series(sources::PrometheusClient& prometheus,
-                                                      const AnalyzerOptions& options,
+Result<std::optional<std::vector<Series>>> gpu_series(sources::SeriesSource& source, const AnalyzerOptions& options,
                                                       const std::map<std::string, std::set<std::string>>& gpus,
                                                       const QueryWindow& w) {
   const std::string& instance_label = options.gpu_instance_label;
@@ -118,7 +118,7 @@ Result<std::optional<std::vector<Series>>> gpu_series(sources::PrometheusClient&
   const std::string query = "{__name__=" + sources::promql_string(options.gpu_utilization_metric) + "," +
                             instance_label + "=~" + sources::promql_string("(" + alternatives(nodes) + ")([.:].*)?") +
                             "," + index_label + "=~" + sources::promql_string(alternatives(indexes)) + "}";
-  auto found = prometheus.query_range(query, w.start, w.end, w.step);
+  auto found = source.query_range(query, w.start, w.end, w.step);
   if (!found) return found.error();
   std::vector<Series> kept;
   for (Series& s : *found) {
@@ -136,9 +136,8 @@ Result<std::optional<std::vector<Series>>> gpu_series(sources::PrometheusClient&
 
 }  // namespace
 
-JobAnalyzer::JobAnalyzer(sources::AccountingSource& accounting, sources::PrometheusClient& prometheus,
-                         AnalyzerOptions options)
-    : accounting_(accounting), prometheus_(prometheus), options_(std::move(options)) {
+JobAnalyzer::JobAnalyzer(sources::AccountingSource& accounting, sources::SeriesSource& series, AnalyzerOptions options)
+    : accounting_(accounting), series_(series), options_(std::move(options)) {
   // Checked here, at start-up, so that serve refuses to start rather than
   // fail every GPU job's request.
   for (const std::string* label : {&options_.gpu_instance_label, &options_.gpu_index_label}) {
@@ -157,17 +156,25 @@ JobAnalyzer::JobAnalyzer(sources::AccountingSource& accounting, sources::Prometh
   }
 }
 
+struct JobAnalyzer::Start {
+  std::chrono::steady_clock::time_point time;
+  int requests = 0;
+};
+
 Result<JobReport> JobAnalyzer::analyze(const JobId& id) {
+  // The debug line counts the lookup too: the Prometheus accounting source
+  // queries the same store.
+  const Start start{std::chrono::steady_clock::now(), series_.requests()};
   Result<JobRecord> record = accounting_.job(id);
   if (!record) return record.error();
-  return analyze(record.value());
+  return analyze(record.value(), start, series_.requests() - start.requests);
 }
 
 Result<JobReport> JobAnalyzer::analyze(const JobRecord& job) {
-  const auto started = std::chrono::steady_clock::now();
-  // Under serve the client is shared, so this difference may include other
-  // threads' requests; it is exact for one `report`.
-  const int requests_before = prometheus_.requests();
+  return analyze(job, Start{std::chrono::steady_clock::now(), series_.requests()}, 0);
+}
+
+Result<JobReport> JobAnalyzer::analyze(const JobRecord& job, const Start& start, int accounting_requests) {
   std::map<std::string, std::vector<Series>> by_metric;
   std::optional<std::vector<Series>> gpu_utilization;
   if (job.raw_id.empty()) {
@@ -177,12 +184,11 @@ Result<JobReport> JobAnalyzer::analyze(const JobRecord& job) {
   const double now = now_seconds();
   const double after_end = after_end_seconds(options_);
   if (job.start) {  // a pending job has no series yet
-    const QueryWindow w =
-        query_window(static_cast<double>(*job.start),
-                     job.end ? std::optional<double>(static_cast<double>(*job.end)) : std::nullopt, now,
-                     options_.min_step_seconds, after_end);
+    const QueryWindow w = query_window(static_cast<double>(*job.start),
+                                       job.end ? std::optional<double>(static_cast<double>(*job.end)) : std::nullopt,
+                                       now, options_.min_step_seconds, after_end);
     const std::string job_match = "slurm_job=" + sources::promql_string(job.raw_id);
-    auto all = prometheus_.query_range("{__name__=~\"jobs_.+\"," + job_match + "}", w.start, w.end, w.step);
+    auto all = series_.query_range("{__name__=~\"jobs_.+\"," + job_match + "}", w.start, w.end, w.step);
     if (!all) return all.error();
     for (Series& s : *all) {
       std::string name = s.label("__name__");
@@ -191,7 +197,7 @@ Result<JobReport> JobAnalyzer::analyze(const JobRecord& job) {
 
     auto gpus = by_metric.find("jobs_gpus_used");
     if (gpus != by_metric.end()) {
-      auto utilization = gpu_series(prometheus_, options_, gpus_of(gpus->second), w);
+      auto utilization = gpu_series(series_, options_, gpus_of(gpus->second), w);
       if (!utilization) return utilization.error();
       gpu_utilization = std::move(utilization.value());
     }
@@ -207,11 +213,13 @@ Result<JobReport> JobAnalyzer::analyze(const JobRecord& job) {
   if (log::level() <= log::Level::Debug) {
     std::size_t series = 0;
     for (const auto& [name, of_name] : report.usage.series) series += of_name.size();
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start.time).count();
+    // Under serve the source is shared, so this difference may include other
+    // threads' requests; it is exact for one `report`.
     char line[256];
     std::snprintf(line, sizeof line,
-                  "job %s analysed in %.1f ms: %d Prometheus requests, %zu series", job.job_id.c_str(), ms,
-                  prometheus_.requests() - requests_before, series);
+                  "job %s analysed in %.1f ms: %d Prometheus requests (%d for accounting), %zu series",
+                  job.job_id.c_str(), ms, series_.requests() - start.requests, accounting_requests, series);
     log::debug(line);
   }
   return report;

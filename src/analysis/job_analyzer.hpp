@@ -4,11 +4,11 @@
 // the aggregates and the findings. serve and report both call this.
 #pragma once
 
+#include "core/result.hpp"
 #include "model/job_id.hpp"
 #include "model/job_record.hpp"
 #include "model/job_report.hpp"
 #include "model/rule_thresholds.hpp"
-#include "core/result.hpp"
 
 #include <optional>
 #include <string>
@@ -16,7 +16,7 @@
 
 namespace petricore::sources {
 class AccountingSource;
-class PrometheusClient;
+class SeriesSource;
 }  // namespace petricore::sources
 
 namespace petricore::analysis {
@@ -59,17 +59,21 @@ class JobAnalyzer {
   // Throws std::invalid_argument, naming the setting, for a GPU label that is
   // not a Prometheus label name, a step outside 1..3600 s or an after_end
   // above 3600 s.
-  JobAnalyzer(sources::AccountingSource& accounting, sources::PrometheusClient& prometheus, AnalyzerOptions options);
+  // Both sources must outlive the analyzer.
+  JobAnalyzer(sources::AccountingSource& accounting, sources::SeriesSource& series, AnalyzerOptions options);
   // Looks the job up, then analyses it. NotFound for an unknown job;
   // Unavailable when a source failed.
   Result<model::JobReport> analyze(const model::JobId& id);
   // Analyses the job whose record the caller already has (no accounting
-  // lookup). Unavailable when Prometheus failed.
+  // lookup). Unavailable when the series source failed.
   Result<model::JobReport> analyze(const model::JobRecord& job);
 
  private:
+  struct Start;  // when the analysis began, and the requests made by then
+  Result<model::JobReport> analyze(const model::JobRecord& job, const Start& start, int accounting_requests);
+
   sources::AccountingSource& accounting_;
-  sources::PrometheusClient& prometheus_;
+  sources::SeriesSource& series_;
   AnalyzerOptions options_;
 };
 

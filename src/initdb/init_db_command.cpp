@@ -239,7 +239,7 @@ Result<bool> InitDb::verify_login(const std::string& password) {
   std::string rows[2];
   for (View which : {View::Job, View::Step}) {
     const std::string name = view_name(names_, which);
-    auto view = login->run("SELECT COUNT(*) FROM " + qualified(names_.database, name));
+    auto view = login->run("SELECT COUNT(*) FROM " + sources::qualified(names_.database, name));
     if (!view)
       return unavailable(account(names_) + " cannot read the view " + names_.database + "." + name + ": " +
                          view.error().message);

@@ -20,7 +20,7 @@ struct InitDbOptions {
   std::string admin_password_file;  // empty = no password (unix_socket auth)
   std::string database = "slurm_acct_db";
   std::string user = "petricore";
-  std::string view = "user_job_view";  // the step view's name derives from it (initdb::step_view_of)
+  std::string view = "user_job_view";  // the step view's name derives from it (sources::step_view_of)
   bool dry_run = false;                // print the SQL, password shown as <redacted>
   bool drop = false;
 };

@@ -1,60 +1,18 @@
 #include "initdb/init_db_sql.hpp"
 
+#include "sources/accounting_view.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <utility>
 
 namespace petricore::initdb {
+
+using sources::qualified;
+using sources::valid_identifier;
+using sources::view_column_names;
+
 namespace {
-
-struct ViewColumn {
-  const char* name;
-  const char* expression;  // over j (job table), a (assoc table), t (tres_table); s (step table)
-};
-
-// The job view; order matters only for view_is_current().
-const std::vector<ViewColumn>& job_view_columns() {
-  static const std::vector<ViewColumn> columns{
-      {"id_job", "j.`id_job`"},
-      {"id_array_job", "j.`id_array_job`"},
-      {"id_array_task", "j.`id_array_task`"},
-      {"het_job_id", "j.`het_job_id`"},
-      {"het_job_offset", "j.`het_job_offset`"},
-      {"id_user", "j.`id_user`"},
-      {"user_name", "a.`user`"},
-      {"account", "j.`account`"},
-      {"job_name", "j.`job_name`"},
-      {"partition", "j.`partition`"},
-      {"state", "j.`state`"},
-      {"time_submit", "j.`time_submit`"},
-      {"time_start", "j.`time_start`"},
-      {"time_end", "j.`time_end`"},
-      {"timelimit", "j.`timelimit`"},
-      {"nodes_alloc", "j.`nodes_alloc`"},
-      {"nodelist", "j.`nodelist`"},
-      {"tres_alloc", "j.`tres_alloc`"},
-      {"gpu_tres_id", "t.`id`"},
-      {"job_db_inx", "j.`job_db_inx`"},
-      {"mem_req", "j.`mem_req`"},
-  };
-  return columns;
-}
-
-// The step view: what TotalCPU, MaxRSS and the task layout need.
-const std::vector<ViewColumn>& step_view_columns() {
-  static const std::vector<ViewColumn> columns{
-      {"job_db_inx", "s.`job_db_inx`"},       {"id_step", "s.`id_step`"},
-      {"step_het_comp", "s.`step_het_comp`"}, {"task_cnt", "s.`task_cnt`"},
-      {"tres_alloc", "s.`tres_alloc`"},       {"user_sec", "s.`user_sec`"},
-      {"user_usec", "s.`user_usec`"},         {"sys_sec", "s.`sys_sec`"},
-      {"sys_usec", "s.`sys_usec`"},           {"tres_usage_in_max", "s.`tres_usage_in_max`"},
-  };
-  return columns;
-}
-
-const std::vector<ViewColumn>& view_columns(View view) {
-  return view == View::Job ? job_view_columns() : step_view_columns();
-}
 
 bool identifier_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -62,6 +20,16 @@ bool identifier_char(char c) {
 
 std::string quote(std::string_view name) {
   return "`" + std::string(name) + "`";
+}
+
+// The expression behind a view's column: the column of the same name in the
+// job table (j) or the step table (s), but for the two the job view takes
+// from the association (a) and TRES (t) tables.
+std::string column_expression(View view, const std::string& column) {
+  if (view == View::Step) return "s." + quote(column);
+  if (column == "user_name") return "a.`user`";
+  if (column == "gpu_tres_id") return "t.`id`";
+  return "j." + quote(column);
 }
 
 std::string lower(std::string_view s) {
@@ -91,8 +59,8 @@ std::string without_password(std::string_view line) {
 
 std::string select_list(View view) {
   std::string select;
-  for (const auto& c : view_columns(view))
-    select += (select.empty() ? "" : ", ") + std::string(c.expression) + " AS " + quote(c.name);
+  for (const std::string& column : view_column_names(view))
+    select += (select.empty() ? "" : ", ") + column_expression(view, column) + " AS " + quote(column);
   return select;
 }
 
@@ -102,17 +70,6 @@ std::string dotted(const SqlNames& names, View view) {
 }
 
 }  // namespace
-
-std::string step_view_of(std::string_view job_view) {
-  constexpr std::string_view kJobView = "job_view";
-  if (job_view.size() >= kJobView.size() && job_view.substr(job_view.size() - kJobView.size()) == kJobView)
-    return std::string(job_view.substr(0, job_view.size() - kJobView.size())) + "step_view";
-  return std::string(job_view) + "_steps";
-}
-
-bool valid_identifier(std::string_view name) {
-  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), identifier_char);
-}
 
 bool valid_host(std::string_view host) {
   if (host.empty() || host.size() > 255 || host.front() == '-') return false;
@@ -140,20 +97,6 @@ bool valid_password_hash(std::string_view hash) {
   return hash.size() == 41 && hash.front() == '*' && std::all_of(hash.begin() + 1, hash.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F');
          });
-}
-
-const std::vector<std::string>& view_column_names(View view) {
-  auto names_of = [](View v) {
-    std::vector<std::string> out;
-    for (const auto& c : view_columns(v)) out.emplace_back(c.name);
-    return out;
-  };
-  static const std::vector<std::string> job = names_of(View::Job), step = names_of(View::Step);
-  return view == View::Job ? job : step;
-}
-
-std::string qualified(std::string_view database, std::string_view name) {
-  return quote(database) + "." + quote(name);
 }
 
 std::string account(const SqlNames& names) {

@@ -1,7 +1,8 @@
 // The SQL of `petricore init-db`, generated purely from validated names: the
-// two restricted views on slurmdbd's tables (the contract the DB accounting
-// source reads): jobs from <cluster>_job_table and their steps from
-// <cluster>_step_table; the read-only user, its two grants, and their removal.
+// two restricted views on slurmdbd's tables (their names and columns, the
+// contract the DB accounting source reads, are sources/accounting_view.hpp):
+// jobs from <cluster>_job_table and their steps from <cluster>_step_table;
+// the read-only user, its two grants, and their removal.
 //
 // Identifiers (database, views, cluster, user) must match [A-Za-z0-9_]+ and
 // hosts a host name, an IP address or a MariaDB host pattern; they are then
@@ -11,6 +12,8 @@
 // '*<40 hex>'), which is checked before it is spliced in.
 #pragma once
 
+#include "sources/accounting_view.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,11 +21,8 @@
 
 namespace petricore::initdb {
 
-// The step view's name, derived from the job view's so that one setting
-// (`view`, the same for init-db and [accounting.db]) names both: a trailing
-// "job_view" becomes "step_view" (user_job_view → user_step_view), any other
-// name gets "_steps" appended (jobs → jobs_steps).
-std::string step_view_of(std::string_view job_view);
+// The two views init-db creates.
+using sources::View;
 
 struct SqlNames {
   std::string database = "slurm_acct_db";
@@ -30,14 +30,9 @@ struct SqlNames {
   std::string view = "user_job_view";
   std::string user = "petricore";
   std::string web_host;  // host part of 'petricore'@'<web_host>'
-  std::string step_view() const { return step_view_of(view); }
+  std::string step_view() const { return sources::step_view_of(view); }
 };
 
-// The two views init-db creates.
-enum class View { Job, Step };
-
-// 1-64 of [A-Za-z0-9_] (also what slurmdbd accepts in a cluster name).
-bool valid_identifier(std::string_view name);
 // 1-255 of [A-Za-z0-9.-_:%] not starting with '-': a host name, IPv4, IPv6,
 // or a MariaDB pattern such as 10.0.% ('_' and '%' are MariaDB wildcards).
 bool valid_host(std::string_view host);
@@ -48,16 +43,7 @@ std::optional<std::string> validate(const SqlNames& names);
 // A password hash as PASSWORD() returns it: '*' and 40 upper-case hex digits.
 bool valid_password_hash(std::string_view hash);
 
-// A view's columns, in order: what the DB accounting source selects by name.
-// Job: only what serve needs (no scripts, environments, work_dir, submit
-// line), plus user_name from the association and gpu_tres_id, the id of
-// gres/gpu in tres_table, so tres_alloc can be read without access to it;
-// job_db_inx links a job to its steps. Step: the key, task count, allocation
-// and CPU times and maximum usage of each step (no node list, no submit line).
-const std::vector<std::string>& view_column_names(View view);
-
-// `db`.`name` and 'user'@'host', quoted (names must be valid).
-std::string qualified(std::string_view database, std::string_view name);
+// 'user'@'host', quoted (names must be valid).
 std::string account(const SqlNames& names);
 std::string job_table(const SqlNames& names);   // `db`.`<cluster>_job_table`
 std::string step_table(const SqlNames& names);  // `db`.`<cluster>_step_table`

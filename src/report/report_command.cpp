@@ -1,14 +1,12 @@
 #include "report/report_command.hpp"
 
-#include "analysis/job_analyzer.hpp"
+#include "analysis/analysis_stack.hpp"
 #include "core/log.hpp"
 #include "core/unique_fd.hpp"
 #include "render/job_render.hpp"
 #include "render/mail_message.hpp"
 #include "render/pdf_report.hpp"
-#include "sources/accounting_factory.hpp"
 #include "sources/directory.hpp"
-#include "sources/prometheus_client.hpp"
 
 #include <netdb.h>
 #include <sys/stat.h>
@@ -182,10 +180,9 @@ int run_report(const ReportOptions& options) {
   if (!options.to.empty() && !options.send_mail) throw std::invalid_argument("--to needs --send-mail");
   if (options.analysis.prometheus.url.empty()) throw std::invalid_argument("--prometheus URL is required");
 
-  sources::PrometheusClient prometheus(options.analysis.prometheus);
-  std::unique_ptr<sources::AccountingSource> accounting =
-      sources::make_accounting(options.analysis.accounting, prometheus);
-  analysis::JobAnalyzer analyzer(*accounting, prometheus, options.analysis.analyzer);
+  // The directory only when mailing: see recipients().
+  analysis::AnalysisStack stack(options.analysis, analysis::AnalysisStack::WithDirectory::No);
+  analysis::JobAnalyzer& analyzer = stack.analyzer;
 
   Result<model::JobReport> report = analyzer.analyze(*id);
   // The sources' messages already name the job and where it was looked for.

@@ -4,7 +4,7 @@
 // the only place they arrive) and stops gracefully.
 #include "serve/serve_command.hpp"
 
-#include "analysis/job_analyzer.hpp"
+#include "analysis/analysis_stack.hpp"
 #include "core/log.hpp"
 #include "core/utf8.hpp"
 #include "render/job_render.hpp"
@@ -14,9 +14,6 @@
 #include "serve/http_server.hpp"
 #include "serve/result_cache.hpp"
 #include "serve/router.hpp"
-#include "sources/accounting_factory.hpp"
-#include "sources/directory.hpp"
-#include "sources/prometheus_client.hpp"
 
 #include <pthread.h>
 #include <signal.h>
@@ -138,12 +135,7 @@ int run_serve(const ServeOptions& options) {
   // Before any thread exists, so that every thread inherits the mask.
   BlockedSignals signals;
 
-  sources::PrometheusClient prometheus(options.analysis.prometheus);
-  std::unique_ptr<sources::AccountingSource> accounting =
-      sources::make_accounting(options.analysis.accounting, prometheus);
-  std::unique_ptr<sources::Directory> directory;
-  if (!options.analysis.ldap.uri.empty()) directory = sources::make_ldap_directory(options.analysis.ldap);
-  analysis::JobAnalyzer analyzer(*accounting, prometheus, options.analysis.analyzer);
+  analysis::AnalysisStack stack(options.analysis, analysis::AnalysisStack::WithDirectory::Yes);
 
   AuthConfig auth;
   auth.mode = mode;
@@ -151,7 +143,7 @@ int run_serve(const ServeOptions& options) {
   auth.trusted_proxies = options.trusted_proxies;
   auth.admins = options.admins;
   auth.admin_group = options.admin_group;
-  Authorizer authorizer(auth, directory.get());
+  Authorizer authorizer(auth, stack.directory.get());
 
   ResultCache cache(options.cache_entries, 5, options.cache_mb << 20);
   ServerMetrics metrics(&cache);
@@ -161,9 +153,9 @@ int run_serve(const ServeOptions& options) {
   api_options.user_recent_jobs = options.user_recent_jobs;
   api_options.rendered_cache_bytes = options.rendered_cache_mb << 20;
   ApiBackends backends;
-  backends.accounting = accounting.get();
-  backends.directory = directory.get();
-  backends.analyze = [&analyzer](const model::JobId& id) { return analyzer.analyze(id); };
+  backends.accounting = stack.accounting.get();
+  backends.directory = stack.directory.get();
+  backends.analyze = [&stack](const model::JobId& id) { return stack.analyzer.analyze(id); };
   backends.render_json = [](const model::JobReport& report) { return render::job_json(report); };
   backends.render_mail = [](const model::JobReport& report, const std::string& pdf_url) {
     return render::mail_text(report, pdf_url);
@@ -184,7 +176,7 @@ int run_serve(const ServeOptions& options) {
   HttpServer server(server_options, service);  // throws std::runtime_error when the port is taken
   server.start();
   log::info("serving on http://" + url_host(server.host()) + ":" + std::to_string(server.port()) + " (auth " +
-            options.auth + ", accounting " + accounting->name() + ", prometheus " + prometheus.url() + ")");
+            options.auth + ", accounting " + stack.accounting->name() + ", prometheus " + stack.prometheus.url() + ")");
 
   int signal = signals.wait();
   log::info(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") +

@@ -1,5 +1,5 @@
 // The accounting source that reads the restricted views `petricore init-db`
-// creates on slurm_acct_db (their columns: initdb/init_db_sql.hpp), through
+// creates on slurm_acct_db (their columns: sources/accounting_view.hpp), through
 // MariaDB, with prepared statements only: jobs from the job view, and for
 // job() also their steps from the step view (TotalCPU, MaxRSS, task layout).
 //
@@ -10,8 +10,8 @@
 // call reconnects, and a call whose pooled connection turns out dead (server
 // restart, wait_timeout) is retried once on a fresh one.
 #include "model/job_id.hpp"
-#include "initdb/init_db_sql.hpp"
 #include "sources/accounting_factory.hpp"
+#include "sources/accounting_view.hpp"
 #include "sources/mariadb_library.hpp"
 
 #include <pwd.h>
@@ -91,12 +91,12 @@ std::optional<unsigned> uid_of_user(const std::string& name) {
 class DbAccounting final : public AccountingSource {
  public:
   explicit DbAccounting(const DbConfig& config) {
-    if (!initdb::valid_identifier(config.database))
+    if (!valid_identifier(config.database))
       throw std::invalid_argument("[accounting.db] database '" + config.database + "' is not a plain identifier");
-    if (!initdb::valid_identifier(config.view))
+    if (!valid_identifier(config.view))
       throw std::invalid_argument("[accounting.db] view '" + config.view + "' is not a plain identifier");
-    const std::string step_view = initdb::step_view_of(config.view);
-    if (!initdb::valid_identifier(step_view))
+    const std::string step_view = step_view_of(config.view);
+    if (!valid_identifier(step_view))
       throw std::invalid_argument("[accounting.db] view '" + config.view +
                                   "': the step view's name derived from it, '" + step_view +
                                   "', is longer than 64 characters");
@@ -108,10 +108,9 @@ class DbAccounting final : public AccountingSource {
     target_.database = config.database;
     target_.timeout_seconds = config.timeout_seconds;
     view_ = config.database + "." + config.view;
-    select_ = "SELECT " + column_list(initdb::View::Job, column_) + " FROM " +
-              initdb::qualified(config.database, config.view);
-    select_steps_ = "SELECT " + column_list(initdb::View::Step, step_column_) + " FROM " +
-                    initdb::qualified(config.database, step_view) +
+    select_ = "SELECT " + column_list(View::Job, column_) + " FROM " + qualified(config.database, config.view);
+    select_steps_ = "SELECT " + column_list(View::Step, step_column_) + " FROM " +
+                    qualified(config.database, step_view) +
                     " WHERE `job_db_inx` = ? ORDER BY `id_step`, `step_het_comp`";
   }
 
@@ -223,8 +222,8 @@ class DbAccounting final : public AccountingSource {
   }
 
   // "`a`, `b`, ...", and each column's index into `index`.
-  static std::string column_list(initdb::View view, std::map<std::string, std::size_t>& index) {
-    const auto& names = initdb::view_column_names(view);
+  static std::string column_list(View view, std::map<std::string, std::size_t>& index) {
+    const auto& names = view_column_names(view);
     std::string columns;
     for (std::size_t i = 0; i < names.size(); ++i) {
       columns += (i ? ", " : "") + ("`" + names[i] + "`");

@@ -1,9 +1,10 @@
 #include "sources/prometheus_accounting.hpp"
 
-#include "model/job_id.hpp"
 #include "core/log.hpp"
+#include "model/job_id.hpp"
 #include "sources/accounting_factory.hpp"
 #include "sources/prometheus_client.hpp"
+#include "sources/promql.hpp"
 
 #include <algorithm>
 #include <cctype>

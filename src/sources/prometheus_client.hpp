@@ -3,8 +3,9 @@
 // core/curl_library.hpp) and Boost.JSON stay inside the .cpp.
 #pragma once
 
-#include "model/series.hpp"
 #include "core/result.hpp"
+#include "model/series.hpp"
+#include "sources/series_source.hpp"
 
 #include <memory>
 #include <string>
@@ -14,26 +15,27 @@
 namespace petricore::sources {
 
 struct PrometheusConfig {
-  std::string url;               // base URL, e.g. http://127.0.0.1:9090 (a path prefix is kept)
-  double timeout_seconds = 10;   // whole request
+  std::string url;              // base URL, e.g. http://127.0.0.1:9090 (a path prefix is kept)
+  double timeout_seconds = 10;  // whole request
 };
 
-class PrometheusClient {
+class PrometheusClient final : public SeriesSource {
  public:
   // Throws std::invalid_argument (one line) when the URL is not http(s).
   explicit PrometheusClient(PrometheusConfig config);
-  ~PrometheusClient();
+  ~PrometheusClient() override;
   PrometheusClient(const PrometheusClient&) = delete;
   PrometheusClient& operator=(const PrometheusClient&) = delete;
 
   // Range query; `step` in seconds. Unavailable on transport errors, HTTP
   // errors and API errors ({"status":"error"}), with Prometheus's own reason.
-  Result<std::vector<model::Series>> query_range(const std::string& promql, double start, double end, double step);
+  Result<std::vector<model::Series>> query_range(const std::string& promql, double start, double end,
+                                                 double step) override;
   // Instant query at `time`: each series has one sample.
   Result<std::vector<model::Series>> query(const std::string& promql, double time);
 
   // Requests made so far (the benchmark checks how few a job needs).
-  int requests() const;
+  int requests() const override;
   const std::string& url() const;
 
  private:
@@ -45,8 +47,5 @@ class PrometheusClient {
 // series, {"status":"error",...} into an Unavailable error naming errorType
 // and error. Pure; used by the client and tested on its own.
 Result<std::vector<model::Series>> decode_query_response(std::string_view body);
-
-// A PromQL string literal for a label value: quotes and escapes.
-std::string promql_string(std::string_view value);
 
 }  // namespace petricore::sources

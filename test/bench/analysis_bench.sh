@@ -4,10 +4,13 @@
 # holding a finished 1-hour, 4-node job sampled every 15 s (92 series, 241
 # samples each; scripts/lib/synthetic_jobs.py, backfilled with
 # promtool). The figure to meet: the first /api/v1/jobs/<id>/usage in
-# <= 150 ms with <= 3 Prometheus requests. Until serve is measured here too,
-# it times `petricore report <id> --json --accounting prometheus` end to end
-# (a new process each time: libcurl loaded, 2 accounting requests, 1 range
-# query, JSON out), so the figures include what serve would not pay.
+# <= 150 ms with <= 3 Prometheus requests and one accounting call. It times
+# `petricore report <id> --json --accounting prometheus` end to end (a new
+# process each time: libcurl loaded, 2 accounting requests, 1 range query,
+# JSON out), then the cold /api/v1/jobs/<id>/usage of a fresh `petricore
+# serve`, with --accounting prometheus and with --accounting sacct (a
+# stand-in sacct that counts its runs), and the accounting calls each made.
+# With wrk installed it goes on with serve under load.
 #
 # Usage: test/bench/analysis_bench.sh BUILD-DIR | PETRICORE-BINARY
 # Knobs (environment): RUNS=20 (warm runs), KEEP=1 (keep the temp dir).
@@ -41,6 +44,10 @@ loopback_without_proxy
 
 T=$(mktemp -d /tmp/petricore-abench.XXXXXX) || exit 1
 cleanup() {
+  if [ -n "${COLD_PID:-}" ]; then
+    kill "$COLD_PID" 2>/dev/null
+    wait "$COLD_PID" 2>/dev/null
+  fi
   prom_stop
   remove_temp_dir "$T"
 }
@@ -101,8 +108,71 @@ verdict() { if [ "$1" ]; then echo "yes"; else echo "NO"; fi; }
 echo "target: first usage <= 150 ms: $(verdict "$(awk -v u="$first" 'BEGIN { if (u <= 150000) print 1 }')") ($(awk -v u="$first" 'BEGIN { printf "%.1f", u / 1000 }') ms);" \
   "<= 3 Prometheus requests: $(verdict "$([ -n "$requests" ] && [ "$requests" -le 3 ] && echo 1)") (${requests:-?})"
 
-# --- petricore serve: the first /api/v1/jobs/<id>/usage, then the cached
-# answer under wrk (32 connections), then the server's RSS.
+# --- petricore serve, cold: a fresh server (debug log) answers one
+# /api/v1/jobs/<id>/usage, then stops. The accounting calls it made are
+# counted where they show: with --accounting prometheus each job() look-up
+# starts with a count_over_time(jobs_info...) range query (then one instant
+# query) in the debug log; with --accounting sacct the stand-in sacct below
+# appends each of its command lines to a file.
+START=$((END - 3600))
+cat >"$T/sacct" <<SACCT
+#!/bin/sh
+# Counts its runs; answers for job $JOB only, as sacct --parsable2 would.
+echo "\$*" >>"$T/sacct.calls"
+case " \$* " in
+  *" --jobs=$JOB "*)
+    echo "$JOB|$JOB|alice|1001|research|batch|COMPLETED|$START|$START|$END|120|16|billing=16,cpu=16,mem=32000M,node=4|32000M|4|node[1-4]||||bench" ;;
+esac
+SACCT
+chmod +x "$T/sacct"
+
+# serve_cold NAME ARGS...: sets COLD_HTTP (the status), COLD_MS and COLD_NEW,
+# a file of the log lines written from the request on.
+serve_cold() {
+  local name=$1 port got lines
+  shift
+  port=$(free_ports 1)
+  "$PETRICORE" --log-level debug serve --listen "127.0.0.1:$port" --prometheus "$PROM_URL" "$@" \
+    >"$T/$name.log" 2>&1 &
+  COLD_PID=$!
+  for _ in $(seq 1 100); do
+    curl -sf --max-time 1 "http://127.0.0.1:$port/healthz" >/dev/null && break
+    sleep 0.05
+  done
+  lines=$(wc -l <"$T/$name.log")
+  got=$(curl -s -o "$T/$name.json" -w '%{http_code} %{time_total}' --max-time 10 \
+    "http://127.0.0.1:$port/api/v1/jobs/$JOB/usage")
+  sleep 0.2  # the request's own log line follows the answer
+  COLD_HTTP=${got% *}
+  COLD_MS=$(awk -v s="${got#* }" 'BEGIN { printf "%.1f", s * 1000 }')
+  COLD_NEW=$T/$name.new
+  tail -n +$((lines + 1)) "$T/$name.log" >"$COLD_NEW"
+  kill "$COLD_PID" 2>/dev/null
+  wait "$COLD_PID" 2>/dev/null
+  COLD_PID=
+}
+prometheus_requests() { grep -c 'debug: /api/v1/' "$1"; }
+jobs_info_lookups() { grep -c 'debug: /api/v1/query_range: .* for sum(count_over_time(jobs_info' "$1"; }
+analysed_line() { grep -m1 'analysed in' "$1" | sed 's/.*debug: /    analyzer: /'; }
+
+echo
+echo "serve, cold /api/v1/jobs/$JOB/usage of a fresh server (target: one accounting call):"
+serve_cold cold-prometheus --accounting prometheus
+cold_prom_lookups=$(jobs_info_lookups "$COLD_NEW")
+echo "  --accounting prometheus: HTTP $COLD_HTTP in $COLD_MS ms; accounting calls: $cold_prom_lookups" \
+  "(jobs_info look-ups, 2 requests each); Prometheus requests: $(prometheus_requests "$COLD_NEW")"
+analysed_line "$COLD_NEW"
+: >"$T/sacct.calls"
+serve_cold cold-sacct --accounting sacct --sacct "$T/sacct"
+cold_sacct_runs=$(grep -c -- "--jobs=$JOB" "$T/sacct.calls")
+echo "  --accounting sacct:      HTTP $COLD_HTTP in $COLD_MS ms; accounting calls: $cold_sacct_runs" \
+  "(sacct runs); Prometheus requests: $(prometheus_requests "$COLD_NEW")"
+analysed_line "$COLD_NEW"
+echo "target: one accounting call per cold usage: $(verdict "$([ "$cold_prom_lookups" = 1 ] &&
+  [ "$cold_sacct_runs" = 1 ] && echo 1)") (prometheus $cold_prom_lookups, sacct $cold_sacct_runs)"
+
+# --- petricore serve under load: the first /api/v1/jobs/<id>/usage, then
+# the cached answer under wrk (32 connections), then the server's RSS.
 if ! command -v wrk >/dev/null; then
   echo "serve: skipped (wrk not installed)"
   exit 0

@@ -1,6 +1,7 @@
 // Decoding the Prometheus HTTP API's query answers (sources/prometheus_client)
 // and quoting label values for PromQL.
 #include "sources/prometheus_client.hpp"
+#include "sources/promql.hpp"
 
 #include <catch2/catch.hpp>
 
