@@ -1,8 +1,9 @@
 #include "serve/api.hpp"
 
-#include "model/job_id.hpp"
 #include "core/log.hpp"
+#include "model/job_id.hpp"
 #include "render/job_html.hpp"
+#include "render/json_writer.hpp"
 #include "render/text_format.hpp"
 #include "sources/accounting.hpp"
 #include "sources/directory.hpp"
@@ -13,12 +14,17 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <boost/json.hpp>
+
 #include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -129,6 +135,8 @@ int error_status(Error::Kind kind) {
 
 namespace {
 
+namespace json = boost::json;
+
 HttpResponse error_response(const Error& error) {
   if (error.kind == Error::Kind::Unavailable) log::warning(error.message);
   return json_error(error_status(error.kind), error.message);
@@ -154,20 +162,37 @@ bool plausible_host(std::string_view host) {
 
 // The numeric id of a listed job: JobIDRaw, else the id's leading number
 // (the job JSON's `jobid` is the same number).
-std::string job_number(const model::JobRecord& job) {
+json::value job_number(const model::JobRecord& job) {
   const std::string& raw = job.raw_id;
-  if (!raw.empty() && raw.size() <= 10 && raw.find_first_not_of("0123456789") == std::string::npos) return raw;
-  if (auto id = model::parse_job_id(job.job_id)) return std::to_string(id->job);
-  return "null";
+  if (!raw.empty() && raw.size() <= 10 && raw.find_first_not_of("0123456789") == std::string::npos) {
+    return std::stoull(raw);
+  }
+  if (auto id = model::parse_job_id(job.job_id)) return id->job;
+  return nullptr;
 }
 
 // Unknown (empty) text is null, not "".
-std::string optional_text(const std::string& text) {
-  return text.empty() ? "null" : json_string(text);
+json::value optional_text(const std::string& text) {
+  return text.empty() ? json::value(nullptr) : json::value(text);
 }
 
-std::string optional_instant(const std::optional<std::int64_t>& epoch) {
-  return epoch ? json_string(render::text::iso8601_utc(*epoch)) : "null";
+json::value optional_instant(const std::optional<std::int64_t>& epoch) {
+  return epoch ? json::value(render::text::iso8601_utc(*epoch)) : json::value(nullptr);
+}
+
+// A mean rounded as printf's %.Nf rounds it, without trailing zeros ("50",
+// "0.25"): what this record has always shown, so not the job JSON's
+// half-away-from-zero rounding.
+json::value mean(double sum, std::size_t count, int decimals) {
+  if (count == 0) return nullptr;
+  double value = sum / static_cast<double>(count);
+  if (!std::isfinite(value)) return nullptr;
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  double rounded = std::strtod(buffer, nullptr);
+  if (rounded == 0) return 0;  // no "-0"
+  if (std::trunc(rounded) == rounded && std::fabs(rounded) < 9.0e15) return static_cast<std::int64_t>(rounded);
+  return rounded;
 }
 
 }  // namespace
@@ -393,29 +418,35 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
     if (report->report.warning) ++warnings;
   }
 
-  std::string body = "{\n  \"user\": {\"username\": " + json_string(user_name) +
-                     ", \"uid\": " + (uid ? std::to_string(*uid) : "null") +
-                     ", \"email\": " + (entry && entry->email ? json_string(*entry->email) : "null") + "},\n";
-  body += "  \"groups\": [";
+  json::array groups;
   if (entry) {
-    for (std::size_t i = 0; i < entry->groups.size(); ++i) body += (i ? ", " : "") + json_string(entry->groups[i]);
+    for (const auto& group : entry->groups) groups.emplace_back(group);
   }
-  body += "],\n  \"jobs\": [";
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const auto& job = jobs[i];
-    body += i ? ",\n    " : "\n    ";
-    body += "{\"jobid\": " + job_number(job) + ", \"id\": " + json_string(job.job_id) +
-            ", \"name\": " + optional_text(job.name) + ", \"state\": " + optional_text(job.state) +
-            ", \"start\": " + optional_instant(job.start) + ", \"end\": " + optional_instant(job.end) + "}";
+  json::array job_list;
+  for (const auto& job : jobs) {
+    job_list.push_back(json::object{{"jobid", job_number(job)},
+                                    {"id", job.job_id},
+                                    {"name", optional_text(job.name)},
+                                    {"state", optional_text(job.state)},
+                                    {"start", optional_instant(job.start)},
+                                    {"end", optional_instant(job.end)}});
   }
-  body += jobs.empty() ? "],\n" : "\n  ],\n";
-  body += "  \"summary\": {\"jobs_considered\": " + std::to_string(considered) +
-          ", \"jobs_analysed\": " + std::to_string(analysed) + ", \"complete\": " + (complete ? "true" : "false") +
-          ", \"cpu_efficiency\": {\"mean\": " + (cpu_jobs ? json_number(cpu_sum / cpu_jobs, 2) : "null") +
-          ", \"unit\": \"%\", \"jobs\": " + std::to_string(cpu_jobs) + "}" +
-          ", \"memory_usage\": {\"mean\": " + (memory_jobs ? json_number(memory_sum / memory_jobs, 4) : "null") +
-          ", \"unit\": \"ratio\", \"jobs\": " + std::to_string(memory_jobs) + "}" +
-          ", \"jobs_with_warnings\": " + std::to_string(warnings) + "}\n}\n";
+  json::object document{
+      {"user",
+       {{"username", user_name},
+        {"uid", uid ? json::value(*uid) : json::value(nullptr)},
+        {"email", entry && entry->email ? json::value(*entry->email) : json::value(nullptr)}}},
+      {"groups", std::move(groups)},
+      {"jobs", std::move(job_list)},
+      {"summary",
+       {{"jobs_considered", considered},
+        {"jobs_analysed", analysed},
+        {"complete", complete},
+        {"cpu_efficiency", {{"mean", mean(cpu_sum, cpu_jobs, 2)}, {"unit", "%"}, {"jobs", cpu_jobs}}},
+        {"memory_usage", {{"mean", mean(memory_sum, memory_jobs, 4)}, {"unit", "ratio"}, {"jobs", memory_jobs}}},
+        {"jobs_with_warnings", warnings}}},
+  };
+  std::string body = render::json_text(document, render::JsonLayout::Records) + "\n";
   HttpResponse response = json_response(std::move(body));
   response.headers.push_back({"Cache-Control", "no-store"});
   return response;

@@ -50,16 +50,11 @@ struct HttpResponse {
   const std::string* header(std::string_view name) const;
 };
 
-// {"error": "<message>"} with that status: every JSON error has this shape.
+// {"error": "<message>"} with that status: every JSON error has this shape
+// (render::json_text escapes the message).
 HttpResponse json_error(int status, std::string_view message);
 HttpResponse json_response(std::string body, int status = 200);
 HttpResponse text_response(std::string body, int status = 200);
-
-// A JSON string literal, quotes included; bytes that are not valid UTF-8
-// become U+FFFD, so text from any source yields valid JSON.
-std::string json_string(std::string_view text);
-// A JSON number rounded to `decimals`; "null" when not finite.
-std::string json_number(double value, int decimals = 2);
 
 // The reason phrase of a status ("Not Found"); "Unknown" for others.
 const char* status_reason(int status);

@@ -1,13 +1,12 @@
 #include "serve/router.hpp"
 
-#include "core/utf8.hpp"
-
 #include "core/log.hpp"
+#include "render/json_writer.hpp"
 
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
+#include <boost/json.hpp>
+
 #include <exception>
+#include <memory>
 
 namespace petricore::serve {
 
@@ -26,52 +25,7 @@ int hex_value(char c) {
   return -1;
 }
 
-
 }  // namespace
-
-std::string json_string(std::string_view s) {
-  static const char* hex = "0123456789abcdef";
-  std::string out = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-      ++i;
-    } else if (c < 0x20 || c == 0x7F) {
-      out += "\\u00";
-      out += hex[c >> 4];
-      out += hex[c & 0xF];
-      ++i;
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-    } else if (std::size_t n = utf8_sequence(s, i); n > 0) {
-      out.append(s.substr(i, n));
-      i += n;
-    } else {
-      out += "\\ufffd";
-      ++i;
-    }
-  }
-  out += '"';
-  return out;
-}
-
-
-std::string json_number(double value, int decimals) {
-  if (!std::isfinite(value)) return "null";
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals < 0 ? 0 : decimals, value);
-  std::string text = buffer;
-  // 12.50 -> 12.5, 3.00 -> 3; "-0" -> "0".
-  if (text.find('.') != std::string::npos) {
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-  }
-  if (text == "-0") text = "0";
-  return text;
-}
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -168,7 +122,7 @@ HttpResponse json_error(int status, std::string_view message) {
   HttpResponse response;
   response.status = status;
   response.content_type = "application/json";
-  response.body = "{\"error\":" + json_string(message) + "}\n";
+  response.body = render::json_text(boost::json::object{{"error", message}}, render::JsonLayout::Compact) + "\n";
   return response;
 }
 
