@@ -117,40 +117,9 @@ std::optional<unsigned> system_uid(const std::string& user) {
   }
 }
 
-int error_status(Error::Kind kind) {
-  switch (kind) {
-    case Error::Kind::BadInput:
-      return 400;
-    case Error::Kind::NotFound:
-      return 404;
-    case Error::Kind::NotFinished:
-      return 409;
-    case Error::Kind::Forbidden:
-      return 403;
-    case Error::Kind::Unavailable:
-      return 502;
-  }
-  return 500;
-}
-
 namespace {
 
 namespace json = boost::json;
-
-HttpResponse error_response(const Error& error) {
-  if (error.kind == Error::Kind::Unavailable) log::warning(error.message);
-  return json_error(error_status(error.kind), error.message);
-}
-
-HttpResponse refusal_response(const AccessDecision& decision) {
-  if (decision.access == Access::Unavailable) log::warning(decision.message);
-  return json_error(access_status(decision.access), decision.message);
-}
-
-HttpResponse not_finished(const std::string& id, const std::string& state) {
-  return json_error(409, "job " + id + " has not finished" + (state.empty() ? "" : " (state " + state + ")") +
-                             "; its mail exists once it ends");
-}
 
 bool plausible_host(std::string_view host) {
   if (host.empty() || host.size() > 255) return false;
@@ -205,6 +174,7 @@ Api::Api(ApiOptions options, ApiBackends backends, Authorizer& authorizer, Resul
       authorizer_(authorizer),
       cache_(cache),
       metrics_(metrics),
+      jobs_(*backends_.accounting, backends_.analyze, backends_.render_json, authorizer_, cache_),
       rendered_(options_.rendered_cache_bytes) {
   while (!options_.public_url.empty() && options_.public_url.back() == '/') options_.public_url.pop_back();
   if (!backends_.uid_of) backends_.uid_of = system_uid;
@@ -254,69 +224,13 @@ std::string Api::base_url(const HttpRequest& request) const {
   return "";
 }
 
-Result<CachedReportPtr> Api::analyse(const model::JobId& id) {
-  auto report = backends_.analyze(id);
-  if (!report) return report.error();
-  return ResultCache::make_entry(std::move(report.value()), backends_.render_json);
-}
-
-CachedReportPtr Api::load_job(const HttpRequest& request, const std::string& job_id, bool finished_only,
-                              std::optional<HttpResponse>& refusal) {
-  Identity who;
-  if (auto decision = authorizer_.identify(request, who); !decision.allowed()) {
-    refusal = refusal_response(decision);
-    return nullptr;
-  }
-  auto id = model::parse_job_id(job_id);
-  if (!id) {
-    refusal = json_error(400, "invalid job id: expected a Slurm job id such as 123, 123_4 or 123+1");
-    return nullptr;
-  }
-  const std::string key = id->text();
-
-  if (CachedReportPtr hit = cache_.find(key)) {
-    if (auto decision = authorizer_.may_read(who, hit->report.usage.job.user); !decision.allowed()) {
-      refusal = refusal_response(decision);
-      return nullptr;
-    }
-    if (finished_only && !hit->finished()) {
-      refusal = not_finished(key, hit->report.usage.job.state);
-      return nullptr;
-    }
-    return hit;
-  }
-
-  // The accounting record first: who owns the job and whether it ended are
-  // known before any Prometheus query is spent on it.
-  auto record = backends_.accounting->job(*id);
-  if (!record) {
-    refusal = error_response(record.error());
-    return nullptr;
-  }
-  if (auto decision = authorizer_.may_read(who, record->user); !decision.allowed()) {
-    refusal = refusal_response(decision);
-    return nullptr;
-  }
-  if (finished_only && !record->finished()) {
-    refusal = not_finished(key, record->state);
-    return nullptr;
-  }
-  auto entry = cache_.get_or_compute(key, [&] { return analyse(*id); });
-  if (!entry) {
-    refusal = error_response(entry.error());
-    return nullptr;
-  }
-  if (finished_only && !entry.value()->finished()) {
-    refusal = not_finished(key, entry.value()->report.usage.job.state);
-    return nullptr;
-  }
-  return entry.value();
+JobAnswer Api::load_job(const HttpRequest& request, const std::string& job_id, bool finished_only) {
+  return jobs_.load(request, job_id, finished_only);
 }
 
 HttpResponse Api::job_usage(const HttpRequest& request, const std::string& job_id) {
-  std::optional<HttpResponse> refusal;
-  CachedReportPtr entry = load_job(request, job_id, false, refusal);
-  if (!entry) return std::move(*refusal);
+  JobAnswer entry = load_job(request, job_id, false);
+  if (!entry) return entry.take_refusal();
   HttpResponse response = json_response(entry->json);
   // Per user (authorisation), so never in a shared cache.
   response.headers.push_back({"Cache-Control", entry->settled() ? "private, max-age=300" : "no-store"});
@@ -324,9 +238,8 @@ HttpResponse Api::job_usage(const HttpRequest& request, const std::string& job_i
 }
 
 HttpResponse Api::mail(const HttpRequest& request, const std::string& job_id) {
-  std::optional<HttpResponse> refusal;
-  CachedReportPtr entry = load_job(request, job_id, true, refusal);
-  if (!entry) return std::move(*refusal);
+  JobAnswer entry = load_job(request, job_id, true);
+  if (!entry) return entry.take_refusal();
   // A mail is read elsewhere: its link must be absolute, or absent.
   std::string base = base_url(request);
   std::string pdf_url = base.empty() ? "" : base + "/pdf/" + model::parse_job_id(job_id)->text();
@@ -391,13 +304,13 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
       complete = false;
       continue;
     }
-    CachedReportPtr report = cache_.find(id->text());
+    CachedReportPtr report = jobs_.cached(*id);
     if (!report) {
       if (!may_analyse || Clock::now() >= deadline) {
         complete = false;
         continue;
       }
-      auto computed = cache_.get_or_compute(id->text(), [&] { return analyse(*id); });
+      auto computed = jobs_.analysed(*id);
       if (!computed) {
         complete = false;
         if (computed.error().kind == Error::Kind::Unavailable) may_analyse = false;

@@ -163,7 +163,7 @@ int run_serve(const ServeOptions& options) {
   ApiBackends backends;
   backends.accounting = accounting.get();
   backends.directory = directory.get();
-  backends.analyze = [&analyzer](const model::JobId& id) { return analyzer.analyze(id); };
+  backends.analyze = [&analyzer](const model::JobRecord& job) { return analyzer.analyze(job); };
   backends.render_json = [](const model::JobReport& report) { return render::job_json(report); };
   backends.render_mail = [](const model::JobReport& report, const std::string& pdf_url) {
     return render::mail_text(report, pdf_url);

@@ -60,6 +60,7 @@ model::JobRecord record(const std::string& id, const std::string& user, bool fin
   if (finished) job.end = 1700003600;
   job.alloc_cpus = 4;
   job.alloc_mem_mb = 4000;
+  if (finished) job.total_cpu_seconds = 7200;
   return job;
 }
 
@@ -78,6 +79,8 @@ class FakeAccounting : public sources::AccountingSource {
     for (auto it = jobs.rbegin(); it != jobs.rend() && out.size() < limit; ++it) {
       if (it->second.user == user) out.push_back(it->second);
     }
+    // As sacct --allocations and the DB listing: no step figures.
+    for (auto& job : out) job.total_cpu_seconds.reset();
     return out;
   }
   std::string name() const override { return "fake"; }
@@ -114,17 +117,16 @@ struct Fixture {
     ApiBackends backends;
     backends.accounting = &accounting;
     backends.directory = &directory;
-    backends.analyze = [this](const model::JobId& id) -> Result<model::JobReport> {
+    backends.analyze = [this](const model::JobRecord& job) -> Result<model::JobReport> {
       ++analyses;
+      analysed.push_back(job);
       if (prometheus_down) return unavailable("prometheus down");
-      auto job = accounting.job(id);
-      if (!job) return job.error();
       model::JobReport report;
-      report.usage.job = job.value();
+      report.usage.job = job;
       report.usage.cpu_avg_percent = 200;            // 50 % of 4 cores
       report.usage.memory_resident_mb = 1000;        // 0.25 of 4000
       report.settled = report.usage.job.finished();  // analysed well after its end
-      report.warning = id.job == 100;
+      report.warning = job.job_id == "100";
       return report;
     };
     backends.render_json = [](const model::JobReport& r) { return "{\"jobid\": " + r.usage.job.job_id + "}"; };
@@ -157,6 +159,7 @@ struct Fixture {
   std::unique_ptr<Api> api;
   Router router;
   int analyses = 0;
+  std::vector<model::JobRecord> analysed;  // the records the analyses were given
   bool prometheus_down = false;
 };
 
@@ -562,6 +565,21 @@ TEST_CASE("job usage: a finished job is analysed once", "[serve]") {
   CHECK(*r.header("Cache-Control") == "no-store");
 }
 
+TEST_CASE("job usage: one accounting lookup per cache miss, none on a hit", "[serve]") {
+  Fixture f;
+  CHECK(f.router.dispatch(as_user("/api/v1/jobs/100/usage", "alice")).status == 200);
+  CHECK(f.accounting.job_calls == 1);
+  REQUIRE(f.analysed.size() == 1);
+  CHECK(f.analysed[0].job_id == "100");
+  CHECK(f.analysed[0].total_cpu_seconds == 7200);  // the looked-up record itself
+  CHECK(f.router.dispatch(as_user("/api/v1/jobs/100/usage", "alice")).status == 200);
+  CHECK(f.accounting.job_calls == 1);
+  // Another user's job: the lookup that tells the owner, then no analysis.
+  CHECK(f.router.dispatch(as_user("/api/v1/jobs/101/usage", "alice")).status == 403);
+  CHECK(f.accounting.job_calls == 2);
+  CHECK(f.analyses == 1);
+}
+
 TEST_CASE("mail: text for a finished job, 409 while it runs", "[serve]") {
   Fixture f;
   HttpRequest request = as_user("/mail/100", "alice");
@@ -603,6 +621,22 @@ TEST_CASE("user record: who may read it and what it holds", "[serve]") {
   CHECK(r.body.find("\"cpu_efficiency\": {\"mean\": 50, \"unit\": \"%\", \"jobs\": 1}") != std::string::npos);
   CHECK(r.body.find("\"memory_usage\": {\"mean\": 0.25, \"unit\": \"ratio\", \"jobs\": 1}") != std::string::npos);
   CHECK(r.body.find("\"jobs_with_warnings\": 1") != std::string::npos);
+}
+
+TEST_CASE("user summary: jobs are analysed from their full record, not the listing's", "[serve]") {
+  // A listing lacks the step figures (TotalCPU, MaxRSS, the task layout)
+  // the analysis falls back on, so each job not cached yet is looked up.
+  Fixture f;
+  CHECK(f.router.dispatch(as_user("/api/v1/users/alice", "alice")).status == 200);
+  REQUIRE(f.analysed.size() == 1);
+  CHECK(f.analysed[0].job_id == "100");
+  CHECK(f.analysed[0].total_cpu_seconds == 7200);
+  CHECK(f.accounting.job_calls == 1);
+  // Cached now: a second summary and the job's own route look nothing up.
+  CHECK(f.router.dispatch(as_user("/api/v1/users/alice", "alice")).status == 200);
+  CHECK(f.router.dispatch(as_user("/api/v1/jobs/100/usage", "alice")).status == 200);
+  CHECK(f.accounting.job_calls == 1);
+  CHECK(f.analyses == 1);
 }
 
 TEST_CASE("user record: unknown users, bad names, failing sources", "[serve]") {
