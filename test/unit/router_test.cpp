@@ -218,6 +218,48 @@ TEST_CASE("routes match segment by segment and capture parameters", "[serve]") {
   CHECK_FALSE(router.runs_inline(get("/api/v1/jobs/1/usage")));
 }
 
+TEST_CASE("a path resolves to its route, parameters, metrics label and inline flag", "[serve]") {
+  Router router = echo_router();
+  ResolvedRoute usage = router.resolve("/api/v1/jobs/4%32/usage");
+  CHECK(usage.error.empty());
+  REQUIRE(usage.route.has_value());
+  CHECK(router.routes()[*usage.route].pattern == "/api/v1/jobs/{jobid}/usage");
+  CHECK(usage.params == RouteParams{{"jobid", "42"}});
+  CHECK(usage.label == "/api/v1/jobs/{jobid}/usage");
+  CHECK_FALSE(usage.runs_inline);
+  ResolvedRoute index = router.resolve("/");
+  CHECK(index.label == "/");
+  CHECK(index.runs_inline);
+  // No route, or a refused path: "unmatched", answered inline (404, 400).
+  ResolvedRoute unknown = router.resolve("/nope");
+  CHECK(unknown.error.empty());
+  CHECK_FALSE(unknown.route.has_value());
+  CHECK(unknown.label == "unmatched");
+  CHECK(unknown.runs_inline);
+  ResolvedRoute traversal = router.resolve("/api/v1/jobs/../usage");
+  CHECK(traversal.error == "'.' and '..' are not allowed in the path");
+  CHECK_FALSE(traversal.route.has_value());
+  CHECK(traversal.label == "unmatched");
+  CHECK(traversal.runs_inline);
+}
+
+TEST_CASE("one request is resolved once for the inline check, the dispatch and the label", "[serve]") {
+  Router router = echo_router();
+  HttpRequest request = get("/api/v1/jobs/7/usage");
+  CHECK_FALSE(router.runs_inline(request));
+  std::shared_ptr<const ResolvedRoute> first = router.resolved(request);
+  CHECK(router.dispatch(request).body == "job 7");
+  CHECK(router.route_name(request) == "/api/v1/jobs/{jobid}/usage");
+  CHECK(router.resolved(request) == first);
+  // A changed path, or another router, is resolved afresh.
+  request.path = "/pie/7/";
+  CHECK(router.resolved(request) != first);
+  CHECK(router.dispatch(request).body == "pie 7");
+  Router other;
+  CHECK(other.dispatch(request).status == 404);
+  CHECK(other.route_name(request) == "unmatched");
+}
+
 TEST_CASE("unknown routes are 404 in the JSON error shape", "[serve]") {
   Router router = echo_router();
   for (const char* path : {"/nope", "/api/v1/jobs/42", "/api/v1/jobs//usage", "/pie/7", "/api/v1/jobs/42/usage/"}) {
