@@ -1,8 +1,5 @@
-// The job JSON of ARCHITECTURE.md §5. The document is built as a
-// boost::json::value (insertion-ordered objects, proper string escaping) and
-// written by a small writer of our own, because Boost.JSON 1.81 prints every
-// double in exponent form ("1.5E0"): valid, but not what people or golden
-// files want to read.
+// The job JSON of ARCHITECTURE.md §5, built as a boost::json::value
+// (insertion-ordered objects) and written pretty by render::json_text.
 //
 // Numbers: rounded where they are built — 2 decimals for amounts (%, MB,
 // seconds, files), 4 for fractions and ratios, whole numbers for counts — and
@@ -16,14 +13,13 @@
 // usage keys.
 #include "model/job_id.hpp"
 #include "render/job_render.hpp"
+#include "render/json_writer.hpp"
 #include "render/text_format.hpp"
 
 #include <boost/json.hpp>
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <limits>
 
 namespace petricore::render {
 namespace {
@@ -228,86 +224,10 @@ json::object document(const model::JobReport& report) {
   return doc;
 }
 
-// Pretty-printed, two spaces per level, keys in the order built above.
-void write(std::string& out, const json::value& value, int depth) {
-  auto newline = [&](int level) {
-    out += '\n';
-    out.append(static_cast<std::size_t>(2 * level), ' ');
-  };
-  switch (value.kind()) {
-    case json::kind::null:
-      out += "null";
-      break;
-    case json::kind::bool_:
-      out += value.get_bool() ? "true" : "false";
-      break;
-    case json::kind::int64:
-      out += std::to_string(value.get_int64());
-      break;
-    case json::kind::uint64:
-      out += std::to_string(value.get_uint64());
-      break;
-    case json::kind::double_: {
-      double d = value.get_double();
-      if (!std::isfinite(d)) {
-        out += "null";
-        break;
-      }
-      // Already rounded: the shortest form that reads back the same double.
-      char buffer[32];
-      std::snprintf(buffer, sizeof buffer, "%.*g", std::numeric_limits<double>::max_digits10 - 2, d);
-      out += buffer;
-      break;
-    }
-    case json::kind::string:
-      out += json::serialize(value.get_string());
-      break;
-    case json::kind::array: {
-      const auto& array = value.get_array();
-      if (array.empty()) {
-        out += "[]";
-        break;
-      }
-      out += '[';
-      for (std::size_t i = 0; i < array.size(); ++i) {
-        if (i) out += ',';
-        newline(depth + 1);
-        write(out, array[i], depth + 1);
-      }
-      newline(depth);
-      out += ']';
-      break;
-    }
-    case json::kind::object: {
-      const auto& object = value.get_object();
-      if (object.empty()) {
-        out += "{}";
-        break;
-      }
-      out += '{';
-      bool first = true;
-      for (const auto& member : object) {
-        if (!first) out += ',';
-        first = false;
-        newline(depth + 1);
-        out += json::serialize(member.key());
-        out += ": ";
-        write(out, member.value(), depth + 1);
-      }
-      newline(depth);
-      out += '}';
-      break;
-    }
-  }
-}
-
 }  // namespace
 
 std::string job_json(const model::JobReport& report) {
-  std::string out;
-  write(out, document(report), 0);
-  out += '\n';
-  return out;
+  return json_text(document(report), JsonLayout::Pretty) + "\n";
 }
 
 }  // namespace petricore::render

@@ -1,8 +1,9 @@
 #include "serve/api.hpp"
 
-#include "model/job_id.hpp"
 #include "core/log.hpp"
+#include "model/job_id.hpp"
 #include "render/job_html.hpp"
+#include "render/json_writer.hpp"
 #include "render/text_format.hpp"
 #include "sources/accounting.hpp"
 #include "sources/directory.hpp"
@@ -13,12 +14,17 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <boost/json.hpp>
+
 #include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -111,38 +117,9 @@ std::optional<unsigned> system_uid(const std::string& user) {
   }
 }
 
-int error_status(Error::Kind kind) {
-  switch (kind) {
-    case Error::Kind::BadInput:
-      return 400;
-    case Error::Kind::NotFound:
-      return 404;
-    case Error::Kind::NotFinished:
-      return 409;
-    case Error::Kind::Forbidden:
-      return 403;
-    case Error::Kind::Unavailable:
-      return 502;
-  }
-  return 500;
-}
-
 namespace {
 
-HttpResponse error_response(const Error& error) {
-  if (error.kind == Error::Kind::Unavailable) log::warning(error.message);
-  return json_error(error_status(error.kind), error.message);
-}
-
-HttpResponse refusal_response(const AccessDecision& decision) {
-  if (decision.access == Access::Unavailable) log::warning(decision.message);
-  return json_error(access_status(decision.access), decision.message);
-}
-
-HttpResponse not_finished(const std::string& id, const std::string& state) {
-  return json_error(409, "job " + id + " has not finished" + (state.empty() ? "" : " (state " + state + ")") +
-                             "; its mail exists once it ends");
-}
+namespace json = boost::json;
 
 bool plausible_host(std::string_view host) {
   if (host.empty() || host.size() > 255) return false;
@@ -154,20 +131,37 @@ bool plausible_host(std::string_view host) {
 
 // The numeric id of a listed job: JobIDRaw, else the id's leading number
 // (the job JSON's `jobid` is the same number).
-std::string job_number(const model::JobRecord& job) {
+json::value job_number(const model::JobRecord& job) {
   const std::string& raw = job.raw_id;
-  if (!raw.empty() && raw.size() <= 10 && raw.find_first_not_of("0123456789") == std::string::npos) return raw;
-  if (auto id = model::parse_job_id(job.job_id)) return std::to_string(id->job);
-  return "null";
+  if (!raw.empty() && raw.size() <= 10 && raw.find_first_not_of("0123456789") == std::string::npos) {
+    return std::stoull(raw);
+  }
+  if (auto id = model::parse_job_id(job.job_id)) return id->job;
+  return nullptr;
 }
 
 // Unknown (empty) text is null, not "".
-std::string optional_text(const std::string& text) {
-  return text.empty() ? "null" : json_string(text);
+json::value optional_text(const std::string& text) {
+  return text.empty() ? json::value(nullptr) : json::value(text);
 }
 
-std::string optional_instant(const std::optional<std::int64_t>& epoch) {
-  return epoch ? json_string(render::text::iso8601_utc(*epoch)) : "null";
+json::value optional_instant(const std::optional<std::int64_t>& epoch) {
+  return epoch ? json::value(render::text::iso8601_utc(*epoch)) : json::value(nullptr);
+}
+
+// A mean rounded as printf's %.Nf rounds it, without trailing zeros ("50",
+// "0.25"): what this record has always shown, so not the job JSON's
+// half-away-from-zero rounding.
+json::value mean(double sum, std::size_t count, int decimals) {
+  if (count == 0) return nullptr;
+  double value = sum / static_cast<double>(count);
+  if (!std::isfinite(value)) return nullptr;
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  double rounded = std::strtod(buffer, nullptr);
+  if (rounded == 0) return 0;  // no "-0"
+  if (std::trunc(rounded) == rounded && std::fabs(rounded) < 9.0e15) return static_cast<std::int64_t>(rounded);
+  return rounded;
 }
 
 }  // namespace
@@ -180,6 +174,7 @@ Api::Api(ApiOptions options, ApiBackends backends, Authorizer& authorizer, Resul
       authorizer_(authorizer),
       cache_(cache),
       metrics_(metrics),
+      jobs_(*backends_.accounting, backends_.analyze, backends_.render_json, authorizer_, cache_),
       rendered_(options_.rendered_cache_bytes) {
   while (!options_.public_url.empty() && options_.public_url.back() == '/') options_.public_url.pop_back();
   if (!backends_.uid_of) backends_.uid_of = system_uid;
@@ -229,69 +224,13 @@ std::string Api::base_url(const HttpRequest& request) const {
   return "";
 }
 
-Result<CachedReportPtr> Api::analyse(const model::JobId& id) {
-  auto report = backends_.analyze(id);
-  if (!report) return report.error();
-  return ResultCache::make_entry(std::move(report.value()), backends_.render_json);
-}
-
-CachedReportPtr Api::load_job(const HttpRequest& request, const std::string& job_id, bool finished_only,
-                              std::optional<HttpResponse>& refusal) {
-  Identity who;
-  if (auto decision = authorizer_.identify(request, who); !decision.allowed()) {
-    refusal = refusal_response(decision);
-    return nullptr;
-  }
-  auto id = model::parse_job_id(job_id);
-  if (!id) {
-    refusal = json_error(400, "invalid job id: expected a Slurm job id such as 123, 123_4 or 123+1");
-    return nullptr;
-  }
-  const std::string key = id->text();
-
-  if (CachedReportPtr hit = cache_.find(key)) {
-    if (auto decision = authorizer_.may_read(who, hit->report.usage.job.user); !decision.allowed()) {
-      refusal = refusal_response(decision);
-      return nullptr;
-    }
-    if (finished_only && !hit->finished()) {
-      refusal = not_finished(key, hit->report.usage.job.state);
-      return nullptr;
-    }
-    return hit;
-  }
-
-  // The accounting record first: who owns the job and whether it ended are
-  // known before any Prometheus query is spent on it.
-  auto record = backends_.accounting->job(*id);
-  if (!record) {
-    refusal = error_response(record.error());
-    return nullptr;
-  }
-  if (auto decision = authorizer_.may_read(who, record->user); !decision.allowed()) {
-    refusal = refusal_response(decision);
-    return nullptr;
-  }
-  if (finished_only && !record->finished()) {
-    refusal = not_finished(key, record->state);
-    return nullptr;
-  }
-  auto entry = cache_.get_or_compute(key, [&] { return analyse(*id); });
-  if (!entry) {
-    refusal = error_response(entry.error());
-    return nullptr;
-  }
-  if (finished_only && !entry.value()->finished()) {
-    refusal = not_finished(key, entry.value()->report.usage.job.state);
-    return nullptr;
-  }
-  return entry.value();
+JobAnswer Api::load_job(const HttpRequest& request, const std::string& job_id, bool finished_only) {
+  return jobs_.load(request, job_id, finished_only);
 }
 
 HttpResponse Api::job_usage(const HttpRequest& request, const std::string& job_id) {
-  std::optional<HttpResponse> refusal;
-  CachedReportPtr entry = load_job(request, job_id, false, refusal);
-  if (!entry) return std::move(*refusal);
+  JobAnswer entry = load_job(request, job_id, false);
+  if (!entry) return entry.take_refusal();
   HttpResponse response = json_response(entry->json);
   // Per user (authorisation), so never in a shared cache.
   response.headers.push_back({"Cache-Control", entry->settled() ? "private, max-age=300" : "no-store"});
@@ -299,9 +238,8 @@ HttpResponse Api::job_usage(const HttpRequest& request, const std::string& job_i
 }
 
 HttpResponse Api::mail(const HttpRequest& request, const std::string& job_id) {
-  std::optional<HttpResponse> refusal;
-  CachedReportPtr entry = load_job(request, job_id, true, refusal);
-  if (!entry) return std::move(*refusal);
+  JobAnswer entry = load_job(request, job_id, true);
+  if (!entry) return entry.take_refusal();
   // A mail is read elsewhere: its link must be absolute, or absent.
   std::string base = base_url(request);
   std::string pdf_url = base.empty() ? "" : base + "/pdf/" + model::parse_job_id(job_id)->text();
@@ -366,13 +304,13 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
       complete = false;
       continue;
     }
-    CachedReportPtr report = cache_.find(id->text());
+    CachedReportPtr report = jobs_.cached(*id);
     if (!report) {
       if (!may_analyse || Clock::now() >= deadline) {
         complete = false;
         continue;
       }
-      auto computed = cache_.get_or_compute(id->text(), [&] { return analyse(*id); });
+      auto computed = jobs_.analysed(*id);
       if (!computed) {
         complete = false;
         if (computed.error().kind == Error::Kind::Unavailable) may_analyse = false;
@@ -393,29 +331,35 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
     if (report->report.warning) ++warnings;
   }
 
-  std::string body = "{\n  \"user\": {\"username\": " + json_string(user_name) +
-                     ", \"uid\": " + (uid ? std::to_string(*uid) : "null") +
-                     ", \"email\": " + (entry && entry->email ? json_string(*entry->email) : "null") + "},\n";
-  body += "  \"groups\": [";
+  json::array groups;
   if (entry) {
-    for (std::size_t i = 0; i < entry->groups.size(); ++i) body += (i ? ", " : "") + json_string(entry->groups[i]);
+    for (const auto& group : entry->groups) groups.emplace_back(group);
   }
-  body += "],\n  \"jobs\": [";
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const auto& job = jobs[i];
-    body += i ? ",\n    " : "\n    ";
-    body += "{\"jobid\": " + job_number(job) + ", \"id\": " + json_string(job.job_id) +
-            ", \"name\": " + optional_text(job.name) + ", \"state\": " + optional_text(job.state) +
-            ", \"start\": " + optional_instant(job.start) + ", \"end\": " + optional_instant(job.end) + "}";
+  json::array job_list;
+  for (const auto& job : jobs) {
+    job_list.push_back(json::object{{"jobid", job_number(job)},
+                                    {"id", job.job_id},
+                                    {"name", optional_text(job.name)},
+                                    {"state", optional_text(job.state)},
+                                    {"start", optional_instant(job.start)},
+                                    {"end", optional_instant(job.end)}});
   }
-  body += jobs.empty() ? "],\n" : "\n  ],\n";
-  body += "  \"summary\": {\"jobs_considered\": " + std::to_string(considered) +
-          ", \"jobs_analysed\": " + std::to_string(analysed) + ", \"complete\": " + (complete ? "true" : "false") +
-          ", \"cpu_efficiency\": {\"mean\": " + (cpu_jobs ? json_number(cpu_sum / cpu_jobs, 2) : "null") +
-          ", \"unit\": \"%\", \"jobs\": " + std::to_string(cpu_jobs) + "}" +
-          ", \"memory_usage\": {\"mean\": " + (memory_jobs ? json_number(memory_sum / memory_jobs, 4) : "null") +
-          ", \"unit\": \"ratio\", \"jobs\": " + std::to_string(memory_jobs) + "}" +
-          ", \"jobs_with_warnings\": " + std::to_string(warnings) + "}\n}\n";
+  json::object document{
+      {"user",
+       {{"username", user_name},
+        {"uid", uid ? json::value(*uid) : json::value(nullptr)},
+        {"email", entry && entry->email ? json::value(*entry->email) : json::value(nullptr)}}},
+      {"groups", std::move(groups)},
+      {"jobs", std::move(job_list)},
+      {"summary",
+       {{"jobs_considered", considered},
+        {"jobs_analysed", analysed},
+        {"complete", complete},
+        {"cpu_efficiency", {{"mean", mean(cpu_sum, cpu_jobs, 2)}, {"unit", "%"}, {"jobs", cpu_jobs}}},
+        {"memory_usage", {{"mean", mean(memory_sum, memory_jobs, 4)}, {"unit", "ratio"}, {"jobs", memory_jobs}}},
+        {"jobs_with_warnings", warnings}}},
+  };
+  std::string body = render::json_text(document, render::JsonLayout::Records) + "\n";
   HttpResponse response = json_response(std::move(body));
   response.headers.push_back({"Cache-Control", "no-store"});
   return response;

@@ -12,6 +12,7 @@
 #include "core/result.hpp"
 #include "serve/auth.hpp"
 #include "serve/http_types.hpp"
+#include "serve/job_service.hpp"
 #include "serve/rendered_cache.hpp"
 #include "serve/result_cache.hpp"
 #include "serve/router.hpp"
@@ -62,10 +63,11 @@ struct ApiOptions {
 struct ApiBackends {
   sources::AccountingSource* accounting = nullptr;  // required
   sources::Directory* directory = nullptr;          // optional
-  // JobAnalyzer::analyze in production.
-  std::function<Result<model::JobReport>(const model::JobId&)> analyze;
+  // JobAnalyzer::analyze(record) in production: the handlers look the
+  // record up themselves (JobService), so the analysis need not again.
+  JobService::Analyze analyze;
   // render::job_json and render::mail_text in production.
-  std::function<std::string(const model::JobReport&)> render_json;
+  JobService::RenderJson render_json;
   std::function<std::string(const model::JobReport&, const std::string& pdf_url)> render_mail;
   // The passwd database's uid of a user (getpwnam_r by default).
   std::function<std::optional<unsigned>(const std::string&)> uid_of;
@@ -73,10 +75,6 @@ struct ApiBackends {
 
 // getpwnam_r's uid, or nullopt.
 std::optional<unsigned> system_uid(const std::string& user);
-
-// The HTTP status of an Error kind (BadInput 400, NotFound 404,
-// NotFinished 409, Forbidden 403, Unavailable 502).
-int error_status(Error::Kind kind);
 
 class Api {
  public:
@@ -110,25 +108,23 @@ class Api {
 
  private:
   // The analysed job, after the caller was identified and authorised against
-  // the job's owner; `refusal` is set (and nullptr returned) otherwise.
+  // the job's owner, or the refusal to answer with (JobService::load).
   // `finished_only` refuses a job that has not ended with 409 before any
   // Prometheus query.
-  CachedReportPtr load_job(const HttpRequest& request, const std::string& job_id, bool finished_only,
-                           std::optional<HttpResponse>& refusal);
-  Result<CachedReportPtr> analyse(const model::JobId& id);
+  JobAnswer load_job(const HttpRequest& request, const std::string& job_id, bool finished_only);
   // The answer with the job's file under `key`: from the rendered cache, else
   // draw() it (and keep it when the job has finished). A finished job's
   // gzip form is kept too, for clients that accept it. A drawing failure
   // (cairo missing or broken) is a 500 that says so.
   HttpResponse drawn(const HttpRequest& request, const CachedReport& entry, const std::string& key,
-                     const std::string& content_type,
-                     const std::function<std::string()>& draw);
+                     const std::string& content_type, const std::function<std::string()>& draw);
 
   ApiOptions options_;
   ApiBackends backends_;
   Authorizer& authorizer_;
   ResultCache& cache_;
   ServerMetrics& metrics_;
+  JobService jobs_;
   RenderedCache rendered_;
 };
 

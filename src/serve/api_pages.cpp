@@ -2,8 +2,8 @@
 // /jobs/<id> and the index's job form. Same authorisation and errors as the
 // JSON routes (Api::load_job); settled finished jobs' files are drawn once and kept
 // in the rendered cache.
-#include "model/job_id.hpp"
 #include "core/deflate.hpp"
+#include "model/job_id.hpp"
 #include "render/chart.hpp"
 #include "render/job_charts.hpp"
 #include "render/job_html.hpp"
@@ -36,15 +36,15 @@ std::optional<int> parse_int(const std::string& text) {
   return value;
 }
 
-// The image options of a request, or the 400 that explains what is wrong.
-std::optional<ImageRequest> image_request(const HttpRequest& request, std::optional<HttpResponse>& refusal) {
+// The image options of a request, or the BadInput (400) that explains what
+// is wrong.
+Result<ImageRequest> image_request(const HttpRequest& request) {
   ImageRequest image;
   if (const std::string* format = request.query_param("format")) {
     if (*format == "svg") {
       image.format = render::ImageFormat::Svg;
     } else if (*format != "png") {
-      refusal = json_error(400, "format must be png or svg");
-      return std::nullopt;
+      return bad_input("format must be png or svg");
     }
   }
   struct Dimension {
@@ -57,9 +57,8 @@ std::optional<ImageRequest> image_request(const HttpRequest& request, std::optio
     if (text == nullptr) continue;
     auto value = parse_int(*text);
     if (!value || *value < d.low || *value > d.high) {
-      refusal = json_error(400, std::string(d.name) + " must be a whole number of pixels from " +
-                                    std::to_string(d.low) + " to " + std::to_string(d.high));
-      return std::nullopt;
+      return bad_input(std::string(d.name) + " must be a whole number of pixels from " + std::to_string(d.low) +
+                       " to " + std::to_string(d.high));
     }
     *d.value = *value;
   }
@@ -109,11 +108,10 @@ HttpResponse Api::drawn(const HttpRequest& request, const CachedReport& entry, c
 // The query is checked before the job is loaded: a malformed request costs
 // no analysis.
 HttpResponse Api::plot(const HttpRequest& request, const std::string& job_id, const std::string& metric) {
-  std::optional<HttpResponse> refusal;
-  auto image = image_request(request, refusal);
-  if (!image) return std::move(*refusal);
-  CachedReportPtr entry = load_job(request, job_id, false, refusal);
-  if (!entry) return std::move(*refusal);
+  auto image = image_request(request);
+  if (!image) return error_response(image.error());
+  JobAnswer entry = load_job(request, job_id, false);
+  if (!entry) return entry.take_refusal();
   auto chart = render::metric_chart(entry->report, metric);
   if (!chart) return json_error(error_status(chart.error().kind), chart.error().message);
   return drawn(request, *entry, "plot/" + entry->report.usage.job.job_id + "/" + metric + "/" + image->key(),
@@ -122,14 +120,13 @@ HttpResponse Api::plot(const HttpRequest& request, const std::string& job_id, co
 }
 
 HttpResponse Api::pie(const HttpRequest& request, const std::string& job_id) {
-  std::optional<HttpResponse> refusal;
-  auto image = image_request(request, refusal);
-  if (!image) return std::move(*refusal);
+  auto image = image_request(request);
+  if (!image) return error_response(image.error());
   const std::string* of = request.query_param("of");
   const std::string kind = of == nullptr ? "mode" : *of;
   if (kind != "mode" && kind != "cores") return json_error(400, "of must be mode (user vs system) or cores");
-  CachedReportPtr entry = load_job(request, job_id, false, refusal);
-  if (!entry) return std::move(*refusal);
+  JobAnswer entry = load_job(request, job_id, false);
+  if (!entry) return entry.take_refusal();
   auto chart = kind == "mode" ? render::cpu_mode_pie(entry->report) : render::cpu_core_pie(entry->report);
   if (!chart) return json_error(error_status(chart.error().kind), chart.error().message);
   return drawn(request, *entry, "pie/" + entry->report.usage.job.job_id + "/" + kind + "/" + image->key(),
@@ -138,9 +135,8 @@ HttpResponse Api::pie(const HttpRequest& request, const std::string& job_id) {
 }
 
 HttpResponse Api::pdf(const HttpRequest& request, const std::string& job_id) {
-  std::optional<HttpResponse> refusal;
-  CachedReportPtr entry = load_job(request, job_id, false, refusal);
-  if (!entry) return std::move(*refusal);
+  JobAnswer entry = load_job(request, job_id, false);
+  if (!entry) return entry.take_refusal();
   const std::string id = entry->report.usage.job.job_id;
   const std::string base = base_url(request);
   render::PdfOptions options;
@@ -154,9 +150,8 @@ HttpResponse Api::pdf(const HttpRequest& request, const std::string& job_id) {
 }
 
 HttpResponse Api::job_page(const HttpRequest& request, const std::string& job_id) {
-  std::optional<HttpResponse> refusal;
-  CachedReportPtr entry = load_job(request, job_id, false, refusal);
-  if (!entry) return std::move(*refusal);
+  JobAnswer entry = load_job(request, job_id, false);
+  if (!entry) return entry.take_refusal();
   render::JobPageLinks links;
   links.base_url = base_url(request);
   return drawn(request, *entry, "page/" + entry->report.usage.job.job_id + "/" + links.base_url,

@@ -3,12 +3,15 @@
 // the wire and writes an HttpResponse back; unit tests build them by hand.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 namespace petricore::serve {
+
+struct ResolvedRoute;  // router.hpp
 
 struct HttpHeader {
   std::string name;
@@ -26,6 +29,12 @@ struct HttpRequest {
   std::vector<HttpHeader> headers;
   std::string remote_address;  // peer IP as text ("127.0.0.1", "::1"); v4-mapped v6 given as v4
   int version = 11;            // 10 = HTTP/1.0, 11 = HTTP/1.1
+  // The router's resolution of `path`, kept by the first router call that
+  // needs it (Router::resolved): the server asks about one request three
+  // times (may it run inline, its response, its metrics label) through an
+  // interface that passes only the request, so the match travels with it.
+  // Accessed atomically: resolving twice is harmless, a torn pointer is not.
+  mutable std::shared_ptr<const ResolvedRoute> route;
 
   // The first header of that name (case-insensitive), or nullptr.
   const std::string* header(std::string_view name) const;
@@ -50,16 +59,11 @@ struct HttpResponse {
   const std::string* header(std::string_view name) const;
 };
 
-// {"error": "<message>"} with that status: every JSON error has this shape.
+// {"error": "<message>"} with that status: every JSON error has this shape
+// (render::json_text escapes the message).
 HttpResponse json_error(int status, std::string_view message);
 HttpResponse json_response(std::string body, int status = 200);
 HttpResponse text_response(std::string body, int status = 200);
-
-// A JSON string literal, quotes included; bytes that are not valid UTF-8
-// become U+FFFD, so text from any source yields valid JSON.
-std::string json_string(std::string_view text);
-// A JSON number rounded to `decimals`; "null" when not finite.
-std::string json_number(double value, int decimals = 2);
 
 // The reason phrase of a status ("Not Found"); "Unknown" for others.
 const char* status_reason(int status);

@@ -1,13 +1,12 @@
 #include "serve/router.hpp"
 
-#include "core/utf8.hpp"
-
 #include "core/log.hpp"
+#include "render/json_writer.hpp"
 
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
+#include <boost/json.hpp>
+
 #include <exception>
+#include <memory>
 
 namespace petricore::serve {
 
@@ -26,52 +25,7 @@ int hex_value(char c) {
   return -1;
 }
 
-
 }  // namespace
-
-std::string json_string(std::string_view s) {
-  static const char* hex = "0123456789abcdef";
-  std::string out = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-      ++i;
-    } else if (c < 0x20 || c == 0x7F) {
-      out += "\\u00";
-      out += hex[c >> 4];
-      out += hex[c & 0xF];
-      ++i;
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-    } else if (std::size_t n = utf8_sequence(s, i); n > 0) {
-      out.append(s.substr(i, n));
-      i += n;
-    } else {
-      out += "\\ufffd";
-      ++i;
-    }
-  }
-  out += '"';
-  return out;
-}
-
-
-std::string json_number(double value, int decimals) {
-  if (!std::isfinite(value)) return "null";
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals < 0 ? 0 : decimals, value);
-  std::string text = buffer;
-  // 12.50 -> 12.5, 3.00 -> 3; "-0" -> "0".
-  if (text.find('.') != std::string::npos) {
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-  }
-  if (text == "-0") text = "0";
-  return text;
-}
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -168,7 +122,7 @@ HttpResponse json_error(int status, std::string_view message) {
   HttpResponse response;
   response.status = status;
   response.content_type = "application/json";
-  response.body = "{\"error\":" + json_string(message) + "}\n";
+  response.body = render::json_text(boost::json::object{{"error", message}}, render::JsonLayout::Compact) + "\n";
   return response;
 }
 
@@ -279,8 +233,16 @@ void Router::get(RouteInfo info, Handler handler) {
   infos_.push_back(std::move(info));
 }
 
-const Router::Route* Router::match(const std::vector<std::string>& segments, RouteParams* params,
-                                   std::size_t* index) const {
+ResolvedRoute Router::resolve(std::string_view raw_path) const {
+  ResolvedRoute resolved;
+  resolved.router = this;
+  resolved.path = std::string(raw_path);
+  PathSegments path = split_path(raw_path);
+  if (!path.error.empty()) {
+    resolved.error = std::move(path.error);
+    return resolved;
+  }
+  const std::vector<std::string>& segments = path.segments;
   for (std::size_t r = 0; r < routes_.size(); ++r) {
     const Route& route = routes_[r];
     if (route.pattern.size() != segments.size()) continue;
@@ -299,26 +261,34 @@ const Router::Route* Router::match(const std::vector<std::string>& segments, Rou
       }
     }
     if (!ok) continue;
-    if (params != nullptr) *params = std::move(captured);
-    if (index != nullptr) *index = r;
-    return &route;
+    resolved.route = r;
+    resolved.params = std::move(captured);
+    resolved.label = infos_[r].pattern;
+    resolved.runs_inline = infos_[r].inline_ok;
+    return resolved;
   }
-  return nullptr;
+  return resolved;
+}
+
+std::shared_ptr<const ResolvedRoute> Router::resolved(const HttpRequest& request) const {
+  std::shared_ptr<const ResolvedRoute> kept = std::atomic_load(&request.route);
+  if (kept && kept->router == this && kept->path == request.path) return kept;
+  auto fresh = std::make_shared<const ResolvedRoute>(resolve(request.path));
+  std::atomic_store(&request.route, fresh);
+  return fresh;
 }
 
 HttpResponse Router::dispatch(const HttpRequest& request) const {
-  PathSegments path = split_path(request.path);
-  if (!path.error.empty()) return json_error(400, path.error);
-  RouteParams params;
-  const Route* route = match(path.segments, &params, nullptr);
-  if (route == nullptr) return json_error(404, "no such route; see / for the list");
+  std::shared_ptr<const ResolvedRoute> resolution = resolved(request);
+  if (!resolution->error.empty()) return json_error(400, resolution->error);
+  if (!resolution->route) return json_error(404, "no such route; see / for the list");
   if (request.method != "GET" && request.method != "HEAD") {
     HttpResponse response = json_error(405, "only GET and HEAD are allowed");
     response.headers.push_back({"Allow", "GET, HEAD"});
     return response;
   }
   try {
-    return route->handler(request, params);
+    return routes_[*resolution->route].handler(request, resolution->params);
   } catch (const std::exception& e) {
     log::error(std::string("handler of ") + request.path + " failed: " + e.what());
   } catch (...) {
@@ -328,18 +298,11 @@ HttpResponse Router::dispatch(const HttpRequest& request) const {
 }
 
 std::string Router::route_name(const HttpRequest& request) const {
-  PathSegments path = split_path(request.path);
-  std::size_t index = 0;
-  if (path.error.empty() && match(path.segments, nullptr, &index) != nullptr) return infos_[index].pattern;
-  return "unmatched";
+  return resolved(request)->label;
 }
 
 bool Router::runs_inline(const HttpRequest& request) const {
-  PathSegments path = split_path(request.path);
-  std::size_t index = 0;
-  // Errors (400/404) are answered without blocking work too.
-  if (!path.error.empty() || match(path.segments, nullptr, &index) == nullptr) return true;
-  return infos_[index].inline_ok;
+  return resolved(request)->runs_inline;
 }
 
 }  // namespace petricore::serve

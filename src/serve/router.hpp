@@ -8,8 +8,10 @@
 
 #include "serve/http_types.hpp"
 
+#include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,11 +45,36 @@ PathSegments split_path(std::string_view raw_path);
 // malformed escape.
 std::optional<std::string> percent_decode(std::string_view in, bool plus_is_space);
 
+class Router;
+
+// A path resolved against a router's routes: the route it matches, with its
+// parameters, or why there is none.
+struct ResolvedRoute {
+  const Router* router = nullptr;    // the router that resolved it
+  std::string path;                  // the path resolved, as the request has it
+  std::string error;                 // why the path is refused (400); "" when it is valid
+  std::optional<std::size_t> route;  // the match's index in Router::routes(); none: 404
+  RouteParams params;                // the match's {name} segments, decoded
+  // The match's pattern, or "unmatched" (a bounded metrics label).
+  std::string label = "unmatched";
+  // May be answered on the I/O thread: a route marked inline_ok, or a 400 or
+  // 404, which cost no blocking work either.
+  bool runs_inline = true;
+};
+
 class Router {
  public:
   // Registers a GET (and HEAD) route. Pattern segments "{name}" capture one
   // decoded segment; others match literally. A trailing "/" is significant.
   void get(RouteInfo info, Handler handler);
+
+  // Splits and decodes `path`, then matches it against the routes in the
+  // order they were registered (the first match wins).
+  ResolvedRoute resolve(std::string_view path) const;
+  // The request's resolution, made by the first of the calls below and kept
+  // with the request (HttpRequest::route): the inline check, the metrics
+  // label and the dispatch of one request match its path once.
+  std::shared_ptr<const ResolvedRoute> resolved(const HttpRequest& request) const;
 
   // The response for a request: the handler's, or 400/404/405.
   HttpResponse dispatch(const HttpRequest& request) const;
@@ -64,7 +91,6 @@ class Router {
     std::vector<std::string> pattern;  // segments
     Handler handler;
   };
-  const Route* match(const std::vector<std::string>& segments, RouteParams* params, std::size_t* index) const;
 
   std::vector<Route> routes_;
   std::vector<RouteInfo> infos_;

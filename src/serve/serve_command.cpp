@@ -155,7 +155,7 @@ int run_serve(const ServeOptions& options) {
   ApiBackends backends;
   backends.accounting = stack.accounting.get();
   backends.directory = stack.directory.get();
-  backends.analyze = [&stack](const model::JobId& id) { return stack.analyzer.analyze(id); };
+  backends.analyze = [&stack](const model::JobRecord& job) { return stack.analyzer.analyze(job); };
   backends.render_json = [](const model::JobReport& report) { return render::job_json(report); };
   backends.render_mail = [](const model::JobReport& report, const std::string& pdf_url) {
     return render::mail_text(report, pdf_url);

@@ -3,12 +3,14 @@
 // README there), the JSON's §5 keys and types, the mail's last line, and the
 // terminal text with and without a tty.
 #include "render/job_render.hpp"
+#include "render/json_writer.hpp"
 #include "sample_jobs.hpp"
 #include "test_fixtures.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -528,4 +530,44 @@ TEST_CASE("the text and the mail list the figures that are missing and why", "[r
   const std::string& why = report.usage.missing.front();
   CHECK(render::terminal_text(report, false).find("  Missing   " + why + "\n") != std::string::npos);
   CHECK(collapsed(render::mail_text(report, "")).find("Missing: " + collapsed(why)) != std::string::npos);
+}
+
+TEST_CASE("json_text: one writer, three layouts", "[render]") {
+  using petricore::render::json_text;
+  using petricore::render::JsonLayout;
+  namespace json = boost::json;
+  json::value doc = json::object{
+      {"user", {{"name", "alice"}, {"uid", 1001}}},
+      {"tags", json::array{"a", "b"}},
+      {"jobs", json::array{json::object{{"id", 1}}, json::object{{"id", 2}}}},
+      {"none", json::array{}},
+      {"mean", 12.5},
+  };
+  CHECK(json_text(doc, JsonLayout::Compact) ==
+        R"({"user":{"name":"alice","uid":1001},"tags":["a","b"],"jobs":[{"id":1},{"id":2}],"none":[],"mean":12.5})");
+  CHECK(json_text(doc, JsonLayout::Records) ==
+        "{\n"
+        "  \"user\": {\"name\": \"alice\", \"uid\": 1001},\n"
+        "  \"tags\": [\"a\", \"b\"],\n"
+        "  \"jobs\": [\n"
+        "    {\"id\": 1},\n"
+        "    {\"id\": 2}\n"
+        "  ],\n"
+        "  \"none\": [],\n"
+        "  \"mean\": 12.5\n"
+        "}");
+  CHECK(json_text(json::object{{"a", json::array{1}}, {"b", json::object{}}}, JsonLayout::Pretty) ==
+        "{\n  \"a\": [\n    1\n  ],\n  \"b\": {}\n}");
+}
+
+TEST_CASE("json_text: strings stay valid JSON and UTF-8; doubles read plainly", "[render]") {
+  using petricore::render::json_text;
+  using petricore::render::JsonLayout;
+  namespace json = boost::json;
+  CHECK(json_text(json::value("a \"b\" \\ c\n\x7f"), JsonLayout::Compact) == R"("a \"b\" \\ c\u000a\u007f")");
+  CHECK(json_text(json::value("bad \xff byte, caf\xc3\xa9"), JsonLayout::Compact) ==
+        "\"bad \\ufffd byte, caf\xc3\xa9\"");
+  CHECK(json_text(json::object{{"k\x01", 0.1}}, JsonLayout::Compact) == R"({"k\u0001":0.1})");
+  CHECK(json_text(json::value(1234.5678), JsonLayout::Compact) == "1234.5678");
+  CHECK(json_text(json::value(std::nan("")), JsonLayout::Compact) == "null");
 }

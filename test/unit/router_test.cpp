@@ -60,6 +60,7 @@ model::JobRecord record(const std::string& id, const std::string& user, bool fin
   if (finished) job.end = 1700003600;
   job.alloc_cpus = 4;
   job.alloc_mem_mb = 4000;
+  if (finished) job.total_cpu_seconds = 7200;
   return job;
 }
 
@@ -78,6 +79,8 @@ class FakeAccounting : public sources::AccountingSource {
     for (auto it = jobs.rbegin(); it != jobs.rend() && out.size() < limit; ++it) {
       if (it->second.user == user) out.push_back(it->second);
     }
+    // As sacct --allocations and the DB listing: no step figures.
+    for (auto& job : out) job.total_cpu_seconds.reset();
     return out;
   }
   std::string name() const override { return "fake"; }
@@ -114,17 +117,16 @@ struct Fixture {
     ApiBackends backends;
     backends.accounting = &accounting;
     backends.directory = &directory;
-    backends.analyze = [this](const model::JobId& id) -> Result<model::JobReport> {
+    backends.analyze = [this](const model::JobRecord& job) -> Result<model::JobReport> {
       ++analyses;
+      analysed.push_back(job);
       if (prometheus_down) return unavailable("prometheus down");
-      auto job = accounting.job(id);
-      if (!job) return job.error();
       model::JobReport report;
-      report.usage.job = job.value();
+      report.usage.job = job;
       report.usage.cpu_avg_percent = 200;            // 50 % of 4 cores
       report.usage.memory_resident_mb = 1000;        // 0.25 of 4000
       report.settled = report.usage.job.finished();  // analysed well after its end
-      report.warning = id.job == 100;
+      report.warning = job.job_id == "100";
       return report;
     };
     backends.render_json = [](const model::JobReport& r) { return "{\"jobid\": " + r.usage.job.job_id + "}"; };
@@ -157,6 +159,7 @@ struct Fixture {
   std::unique_ptr<Api> api;
   Router router;
   int analyses = 0;
+  std::vector<model::JobRecord> analysed;  // the records the analyses were given
   bool prometheus_down = false;
 };
 
@@ -215,6 +218,48 @@ TEST_CASE("routes match segment by segment and capture parameters", "[serve]") {
   CHECK_FALSE(router.runs_inline(get("/api/v1/jobs/1/usage")));
 }
 
+TEST_CASE("a path resolves to its route, parameters, metrics label and inline flag", "[serve]") {
+  Router router = echo_router();
+  ResolvedRoute usage = router.resolve("/api/v1/jobs/4%32/usage");
+  CHECK(usage.error.empty());
+  REQUIRE(usage.route.has_value());
+  CHECK(router.routes()[*usage.route].pattern == "/api/v1/jobs/{jobid}/usage");
+  CHECK(usage.params == RouteParams{{"jobid", "42"}});
+  CHECK(usage.label == "/api/v1/jobs/{jobid}/usage");
+  CHECK_FALSE(usage.runs_inline);
+  ResolvedRoute index = router.resolve("/");
+  CHECK(index.label == "/");
+  CHECK(index.runs_inline);
+  // No route, or a refused path: "unmatched", answered inline (404, 400).
+  ResolvedRoute unknown = router.resolve("/nope");
+  CHECK(unknown.error.empty());
+  CHECK_FALSE(unknown.route.has_value());
+  CHECK(unknown.label == "unmatched");
+  CHECK(unknown.runs_inline);
+  ResolvedRoute traversal = router.resolve("/api/v1/jobs/../usage");
+  CHECK(traversal.error == "'.' and '..' are not allowed in the path");
+  CHECK_FALSE(traversal.route.has_value());
+  CHECK(traversal.label == "unmatched");
+  CHECK(traversal.runs_inline);
+}
+
+TEST_CASE("one request is resolved once for the inline check, the dispatch and the label", "[serve]") {
+  Router router = echo_router();
+  HttpRequest request = get("/api/v1/jobs/7/usage");
+  CHECK_FALSE(router.runs_inline(request));
+  std::shared_ptr<const ResolvedRoute> first = router.resolved(request);
+  CHECK(router.dispatch(request).body == "job 7");
+  CHECK(router.route_name(request) == "/api/v1/jobs/{jobid}/usage");
+  CHECK(router.resolved(request) == first);
+  // A changed path, or another router, is resolved afresh.
+  request.path = "/pie/7/";
+  CHECK(router.resolved(request) != first);
+  CHECK(router.dispatch(request).body == "pie 7");
+  Router other;
+  CHECK(other.dispatch(request).status == 404);
+  CHECK(other.route_name(request) == "unmatched");
+}
+
 TEST_CASE("unknown routes are 404 in the JSON error shape", "[serve]") {
   Router router = echo_router();
   for (const char* path : {"/nope", "/api/v1/jobs/42", "/api/v1/jobs//usage", "/pie/7", "/api/v1/jobs/42/usage/"}) {
@@ -260,10 +305,7 @@ TEST_CASE("JSON errors escape their message and stay valid UTF-8", "[serve]") {
   CHECK(json_error(400, "a \"b\" \\ c\n").body == "{\"error\":\"a \\\"b\\\" \\\\ c\\u000a\"}\n");
   CHECK(json_error(400, "bad \xff byte").body == "{\"error\":\"bad \\ufffd byte\"}\n");
   CHECK(json_error(400, "caf\xc3\xa9").body == "{\"error\":\"caf\xc3\xa9\"}\n");
-  CHECK(json_number(12.5, 2) == "12.5");
-  CHECK(json_number(3.0, 2) == "3");
-  CHECK(json_number(-0.0001, 2) == "0");
-  CHECK(json_number(std::numeric_limits<double>::quiet_NaN()) == "null");
+  CHECK(json_error(400, "del \x7f tab\t").body == "{\"error\":\"del \\u007f tab\\u0009\"}\n");
 }
 
 TEST_CASE("header lookups ignore case", "[serve]") {
@@ -565,6 +607,21 @@ TEST_CASE("job usage: a finished job is analysed once", "[serve]") {
   CHECK(*r.header("Cache-Control") == "no-store");
 }
 
+TEST_CASE("job usage: one accounting lookup per cache miss, none on a hit", "[serve]") {
+  Fixture f;
+  CHECK(f.router.dispatch(as_user("/api/v1/jobs/100/usage", "alice")).status == 200);
+  CHECK(f.accounting.job_calls == 1);
+  REQUIRE(f.analysed.size() == 1);
+  CHECK(f.analysed[0].job_id == "100");
+  CHECK(f.analysed[0].total_cpu_seconds == 7200);  // the looked-up record itself
+  CHECK(f.router.dispatch(as_user("/api/v1/jobs/100/usage", "alice")).status == 200);
+  CHECK(f.accounting.job_calls == 1);
+  // Another user's job: the lookup that tells the owner, then no analysis.
+  CHECK(f.router.dispatch(as_user("/api/v1/jobs/101/usage", "alice")).status == 403);
+  CHECK(f.accounting.job_calls == 2);
+  CHECK(f.analyses == 1);
+}
+
 TEST_CASE("mail: text for a finished job, 409 while it runs", "[serve]") {
   Fixture f;
   HttpRequest request = as_user("/mail/100", "alice");
@@ -606,6 +663,22 @@ TEST_CASE("user record: who may read it and what it holds", "[serve]") {
   CHECK(r.body.find("\"cpu_efficiency\": {\"mean\": 50, \"unit\": \"%\", \"jobs\": 1}") != std::string::npos);
   CHECK(r.body.find("\"memory_usage\": {\"mean\": 0.25, \"unit\": \"ratio\", \"jobs\": 1}") != std::string::npos);
   CHECK(r.body.find("\"jobs_with_warnings\": 1") != std::string::npos);
+}
+
+TEST_CASE("user summary: jobs are analysed from their full record, not the listing's", "[serve]") {
+  // A listing lacks the step figures (TotalCPU, MaxRSS, the task layout)
+  // the analysis falls back on, so each job not cached yet is looked up.
+  Fixture f;
+  CHECK(f.router.dispatch(as_user("/api/v1/users/alice", "alice")).status == 200);
+  REQUIRE(f.analysed.size() == 1);
+  CHECK(f.analysed[0].job_id == "100");
+  CHECK(f.analysed[0].total_cpu_seconds == 7200);
+  CHECK(f.accounting.job_calls == 1);
+  // Cached now: a second summary and the job's own route look nothing up.
+  CHECK(f.router.dispatch(as_user("/api/v1/users/alice", "alice")).status == 200);
+  CHECK(f.router.dispatch(as_user("/api/v1/jobs/100/usage", "alice")).status == 200);
+  CHECK(f.accounting.job_calls == 1);
+  CHECK(f.analyses == 1);
 }
 
 TEST_CASE("user record: unknown users, bad names, failing sources", "[serve]") {

@@ -1,0 +1,102 @@
+#include "serve/job_service.hpp"
+
+#include "core/log.hpp"
+#include "sources/accounting.hpp"
+
+#include <utility>
+
+namespace petricore::serve {
+
+int error_status(Error::Kind kind) {
+  switch (kind) {
+    case Error::Kind::BadInput:
+      return 400;
+    case Error::Kind::NotFound:
+      return 404;
+    case Error::Kind::NotFinished:
+      return 409;
+    case Error::Kind::Forbidden:
+      return 403;
+    case Error::Kind::Unavailable:
+      return 502;
+  }
+  return 500;
+}
+
+HttpResponse error_response(const Error& error) {
+  if (error.kind == Error::Kind::Unavailable) log::warning(error.message);
+  return json_error(error_status(error.kind), error.message);
+}
+
+HttpResponse refusal_response(const AccessDecision& decision) {
+  if (decision.access == Access::Unavailable) log::warning(decision.message);
+  return json_error(access_status(decision.access), decision.message);
+}
+
+namespace {
+
+HttpResponse not_finished(const std::string& id, const std::string& state) {
+  return json_error(409, "job " + id + " has not finished" + (state.empty() ? "" : " (state " + state + ")") +
+                             "; its mail exists once it ends");
+}
+
+}  // namespace
+
+JobService::JobService(sources::AccountingSource& accounting, Analyze analyze, RenderJson render_json,
+                       Authorizer& authorizer, ResultCache& cache)
+    : accounting_(accounting),
+      analyze_(std::move(analyze)),
+      render_json_(std::move(render_json)),
+      authorizer_(authorizer),
+      cache_(cache) {}
+
+JobAnswer JobService::load(const HttpRequest& request, const std::string& job_id, bool finished_only) {
+  Identity who;
+  if (auto decision = authorizer_.identify(request, who); !decision.allowed()) return refusal_response(decision);
+  auto id = model::parse_job_id(job_id);
+  if (!id) return json_error(400, "invalid job id: expected a Slurm job id such as 123, 123_4 or 123+1");
+  const std::string key = id->text();
+
+  if (CachedReportPtr hit = cache_.find(key)) {
+    if (auto decision = authorizer_.may_read(who, hit->report.usage.job.user); !decision.allowed()) {
+      return refusal_response(decision);
+    }
+    if (finished_only && !hit->finished()) return not_finished(key, hit->report.usage.job.state);
+    return hit;
+  }
+
+  // The accounting record first: who owns the job and whether it ended are
+  // known before any Prometheus query is spent on it, and the analysis
+  // reads the same record instead of looking the job up again.
+  auto record = accounting_.job(*id);
+  if (!record) return error_response(record.error());
+  if (auto decision = authorizer_.may_read(who, record->user); !decision.allowed()) {
+    return refusal_response(decision);
+  }
+  if (finished_only && !record->finished()) return not_finished(key, record->state);
+  auto entry = cache_.get_or_compute(key, [&] { return analyse(*record); });
+  if (!entry) return error_response(entry.error());
+  // A concurrent request's analysis may have answered for this one.
+  if (finished_only && !entry.value()->finished()) return not_finished(key, entry.value()->report.usage.job.state);
+  return entry.value();
+}
+
+CachedReportPtr JobService::cached(const model::JobId& id) {
+  return cache_.find(id.text());
+}
+
+Result<CachedReportPtr> JobService::analysed(const model::JobId& id) {
+  return cache_.get_or_compute(id.text(), [&]() -> Result<CachedReportPtr> {
+    auto record = accounting_.job(id);
+    if (!record) return record.error();
+    return analyse(*record);
+  });
+}
+
+Result<CachedReportPtr> JobService::analyse(const model::JobRecord& record) {
+  auto report = analyze_(record);
+  if (!report) return report.error();
+  return ResultCache::make_entry(std::move(report.value()), render_json_);
+}
+
+}  // namespace petricore::serve

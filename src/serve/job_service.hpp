@@ -1,0 +1,89 @@
+// One job's way through serve, always in this order: the result cache, else
+// the accounting record, the caller's authorisation against the job's owner,
+// the analysis of that same record and its JSON (kept in the cache). A cache
+// miss costs one accounting lookup; a job the caller may not read, or one
+// that has not finished where a finished one is needed, costs no Prometheus
+// query. Every refusal is the JSON error the handler answers with.
+#pragma once
+
+#include "core/result.hpp"
+#include "model/job_id.hpp"
+#include "model/job_record.hpp"
+#include "model/job_report.hpp"
+#include "serve/auth.hpp"
+#include "serve/http_types.hpp"
+#include "serve/result_cache.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace petricore::sources {
+class AccountingSource;
+}  // namespace petricore::sources
+
+namespace petricore::serve {
+
+// The HTTP status of an Error kind (BadInput 400, NotFound 404,
+// NotFinished 409, Forbidden 403, Unavailable 502).
+int error_status(Error::Kind kind);
+// The JSON error of a failed source or bad input; an Unavailable one is
+// logged as a warning (the server's problem, not the caller's).
+HttpResponse error_response(const Error& error);
+// The JSON error of an authorisation that did not allow (401/403/502).
+HttpResponse refusal_response(const AccessDecision& decision);
+
+// An analysed job, or the response that refuses it.
+class JobAnswer {
+ public:
+  JobAnswer(CachedReportPtr job) : job_(std::move(job)) {}           // NOLINT: implicit by design
+  JobAnswer(HttpResponse refusal) : refusal_(std::move(refusal)) {}  // NOLINT
+
+  explicit operator bool() const { return job_ != nullptr; }
+  const CachedReport& operator*() const { return *job_; }
+  const CachedReport* operator->() const { return job_.get(); }
+  // Only when !*this.
+  HttpResponse take_refusal() { return std::move(*refusal_); }
+
+ private:
+  CachedReportPtr job_;
+  std::optional<HttpResponse> refusal_;
+};
+
+class JobService {
+ public:
+  // JobAnalyzer::analyze(record) in production.
+  using Analyze = std::function<Result<model::JobReport>(const model::JobRecord&)>;
+  // render::job_json in production: rendered once per analysis, kept with it.
+  using RenderJson = std::function<std::string(const model::JobReport&)>;
+
+  // The references must outlive the service.
+  JobService(sources::AccountingSource& accounting, Analyze analyze, RenderJson render_json, Authorizer& authorizer,
+             ResultCache& cache);
+
+  // The job `job_id` (as the request's path gave it) for the caller of
+  // `request`: 401/403 unless identified and allowed to read the owner's
+  // jobs, 400 for an invalid id, 404 for an unknown job, 502 for a failed
+  // source. `finished_only` refuses a job that has not ended with 409.
+  JobAnswer load(const HttpRequest& request, const std::string& job_id, bool finished_only);
+
+  // The cached analysis of `id`, or nullptr (counts a cache hit when found).
+  CachedReportPtr cached(const model::JobId& id);
+  // The analysis of `id` without an authorisation check, for a caller that
+  // already knows it may read the job: from the cache, else looked up and
+  // analysed, and cached.
+  Result<CachedReportPtr> analysed(const model::JobId& id);
+
+ private:
+  // The analysis of `record` with its JSON, as the cache keeps it.
+  Result<CachedReportPtr> analyse(const model::JobRecord& record);
+
+  sources::AccountingSource& accounting_;
+  Analyze analyze_;
+  RenderJson render_json_;
+  Authorizer& authorizer_;
+  ResultCache& cache_;
+};
+
+}  // namespace petricore::serve
