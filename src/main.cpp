@@ -7,6 +7,7 @@
 // Command-line options win over the file.
 #include "collect/collect_command.hpp"
 #include "core/log.hpp"
+#include "core/startup_error.hpp"
 #include "initdb/init_db_command.hpp"
 #include "petricore_version.hpp"
 #include "report/report_command.hpp"
@@ -405,10 +406,10 @@ int main(int argc, char** argv) {
       return petricore::report::run_report(report.options);
     }
     if (init_db->parsed()) return petricore::initdb::run_init_db(init_db_options);
-  } catch (const petricore::collect::UsageError& e) {
+  } catch (const petricore::StartupError& e) {
     std::fprintf(stderr, "petricore: %s\n", e.what());
     return kExitUsage;
-  } catch (const std::invalid_argument& e) {
+  } catch (const std::invalid_argument& e) {  // a module's own check of its configuration: the same
     std::fprintf(stderr, "petricore: %s\n", e.what());
     return kExitUsage;
   } catch (const std::exception& e) {
