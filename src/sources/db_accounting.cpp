@@ -10,6 +10,7 @@
 // call reconnects, and a call whose pooled connection turns out dead (server
 // restart, wait_timeout) is retried once on a fresh one.
 #include "model/job_id.hpp"
+#include "core/secret_file.hpp"
 #include "initdb/init_db_sql.hpp"
 #include "sources/accounting_factory.hpp"
 #include "sources/mariadb_library.hpp"

@@ -23,6 +23,7 @@
 #include "sources/directory.hpp"
 
 #include "core/log.hpp"
+#include "core/secret_file.hpp"
 #include "sources/ldap_library.hpp"
 
 #include <algorithm>
@@ -31,7 +32,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -48,7 +48,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kMaxIdle = std::chrono::seconds(60);
 constexpr std::size_t kMaxIdleSessions = 8;
-constexpr std::size_t kMaxPasswordBytes = 4096;
 
 // One line: server diagnostics may hold newlines.
 std::string one_line(std::string text) {
@@ -99,23 +98,6 @@ void validate_uri(const std::string& uri) {
     }
     pos = end;
   }
-}
-
-// The whole file but one trailing line end. An empty password with a bind DN
-// would be an "unauthenticated bind", which servers accept as anonymous: refused.
-std::string read_password_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("ldap password_file " + path + ": " + std::strerror(errno));
-  std::string password;
-  password.resize(kMaxPasswordBytes + 1);
-  in.read(password.data(), static_cast<std::streamsize>(password.size()));
-  if (in.bad()) throw std::invalid_argument("ldap password_file " + path + ": cannot read");
-  password.resize(static_cast<std::size_t>(in.gcount()));
-  if (password.size() > kMaxPasswordBytes) throw std::invalid_argument("ldap password_file " + path + ": too long");
-  if (!password.empty() && password.back() == '\n') password.pop_back();
-  if (!password.empty() && password.back() == '\r') password.pop_back();
-  if (password.empty()) throw std::invalid_argument("ldap password_file " + path + " is empty");
-  return password;
 }
 
 void validate(const LdapConfig& c) {
@@ -436,7 +418,8 @@ class LdapDirectory : public Directory {
 
 std::unique_ptr<Directory> make_ldap_directory(const LdapConfig& config) {
   validate(config);
-  std::string password = config.bind_dn.empty() ? std::string() : read_password_file(config.password_file);
+  std::string password =
+      config.bind_dn.empty() ? std::string() : read_password_file(config.password_file, "ldap password_file");
   const LdapLibrary& lib = ldap_library();  // a missing libldap shows at start, not at the first request
   // ldap_initialize parses the URIs without connecting: a full syntax check.
   LDAP* raw = nullptr;

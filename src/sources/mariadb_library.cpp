@@ -1,15 +1,10 @@
 #include "sources/mariadb_library.hpp"
 
 #include "core/shared_library.hpp"
-#include "core/unique_fd.hpp"
 
-#include <fcntl.h>
 #include <mysql.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -112,25 +107,6 @@ const char* or_null(const std::string& s) {
 }
 
 }  // namespace
-
-std::string read_password_file(const std::string& path, const std::string& what) {
-  if (path.empty()) throw std::invalid_argument(what + ": no file given");
-  auto fail = [&](const std::string& why) { return std::invalid_argument(what + " " + path + ": " + why); };
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) throw fail(std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) throw fail("not a regular file");
-  std::string text(4096, '\0');
-  ssize_t got;
-  do got = ::read(fd.get(), text.data(), text.size());
-  while (got < 0 && errno == EINTR);
-  if (got < 0) throw fail(std::strerror(errno));
-  text.resize(static_cast<std::size_t>(got));
-  std::string password = text.substr(0, text.find('\n'));
-  if (!password.empty() && password.back() == '\r') password.pop_back();
-  if (password.empty()) throw fail("the first line is empty");
-  return password;
-}
 
 std::string MariaDbTarget::describe() const {
   if (!host.empty()) return "mariadb at " + host + ":" + std::to_string(port);

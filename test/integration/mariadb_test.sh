@@ -61,8 +61,8 @@ mariadb_root <"$here/lib/slurm_acct_db.sql" || bail "could not load lib/slurm_ac
 # A password with quotes, a backslash and a backquote: it must stay data.
 password="it's a \"test\" \\\` $RANDOM$RANDOM"
 printf '%s\n' "$password" >"$T/password"
-chmod 600 "$T/password"
 printf 'not-the-password\n' >"$T/wrong-password"
+chmod 600 "$T/password" "$T/wrong-password"  # a group- or world-readable password file is refused
 
 init_db() {  # init_db ARGS...: stdout to $T/out, stderr to $T/err, returns the status
   "$PETRICORE" init-db --cluster itest --password-file "$T/password" --db-socket "$MDB_SOCKET" "$@" \
@@ -271,6 +271,7 @@ rc=$?
 one_line_error "missing password file" 2 "--password-file $T/none: No such file or directory" $rc
 check "missing password file: nothing on stdout" [ ! -s "$T/out" ]
 : >"$T/empty"
+chmod 600 "$T/empty"
 "$PETRICORE" init-db --cluster itest --web-host 127.0.0.1 --password-file "$T/empty" --db-socket "$MDB_SOCKET" \
   >"$T/out" 2>"$T/err"
 one_line_error "empty password file" 2 "empty" $?

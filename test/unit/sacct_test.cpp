@@ -509,6 +509,8 @@ TEST_CASE("accounting factory: auto takes the DB, else sacct on PATH, else Prome
     options.sacct = sacct.path();  // a configured path needs no PATH
     CHECK(source_name(options) == "sacct");
     std::ofstream(sacct.dir() / "db-password") << "secret\n";
+    std::filesystem::permissions(sacct.dir() / "db-password",
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     options.db.host = "127.0.0.1";
     options.db.password_file = (sacct.dir() / "db-password").string();
     CHECK(source_name(options) == "db");  // connects lazily: nothing listens there
