@@ -7,6 +7,7 @@
 // Command-line options win over the file.
 #include "collect/collect_command.hpp"
 #include "core/log.hpp"
+#include "core/signals.hpp"
 #include "core/startup_error.hpp"
 #include "initdb/init_db_command.hpp"
 #include "petricore_version.hpp"
@@ -16,7 +17,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -390,7 +390,7 @@ int main(int argc, char** argv) {
   petricore::log::set_level(level->second);
   // A peer that closes a socket (an HTTP client, an LDAP or DB server) must
   // give an error on that write, not kill the daemon.
-  std::signal(SIGPIPE, SIG_IGN);
+  petricore::ignore_sigpipe();
 
   try {
     if (app.got_subcommand("collect")) return petricore::collect::run_collect(collect_options);

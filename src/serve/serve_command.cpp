@@ -6,6 +6,7 @@
 
 #include "analysis/job_analyzer.hpp"
 #include "core/log.hpp"
+#include "core/signals.hpp"
 #include "core/utf8.hpp"
 #include "render/job_render.hpp"
 #include "serve/api.hpp"
@@ -18,9 +19,6 @@
 #include "sources/directory.hpp"
 #include "sources/prometheus_client.hpp"
 
-#include <pthread.h>
-#include <signal.h>
-
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -31,38 +29,6 @@ namespace {
 
 constexpr std::size_t kMaxThreads = 256;
 constexpr std::size_t kMaxWorkers = 1024;
-
-// Blocks SIGTERM and SIGINT in this thread and every thread started after
-// it. An error before serving gives the old mask back; after a signal the
-// mask stays, so that a second SIGTERM during the graceful stop cannot kill
-// the process on its way to exit 0.
-class BlockedSignals {
- public:
-  BlockedSignals() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGTERM);
-    sigaddset(&set_, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-  }
-  ~BlockedSignals() {
-    if (restore_) pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  BlockedSignals(const BlockedSignals&) = delete;
-  BlockedSignals& operator=(const BlockedSignals&) = delete;
-
-  int wait() const {
-    int signal = 0;
-    while (sigwait(&set_, &signal) != 0) {
-    }
-    restore_ = false;
-    return signal;
-  }
-
- private:
-  sigset_t set_{};
-  sigset_t old_{};
-  mutable bool restore_ = true;
-};
 
 // The HttpService the server calls: the router, plus the metrics of every
 // response.
@@ -136,7 +102,7 @@ int run_serve(const ServeOptions& options) {
   ListenAddress listen = check_options(options, mode);
 
   // Before any thread exists, so that every thread inherits the mask.
-  BlockedSignals signals;
+  StopSignals signals;
 
   sources::PrometheusClient prometheus(options.analysis.prometheus);
   std::unique_ptr<sources::AccountingSource> accounting =

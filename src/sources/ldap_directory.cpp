@@ -24,6 +24,7 @@
 
 #include "core/log.hpp"
 #include "core/secret_file.hpp"
+#include "core/signals.hpp"
 #include "sources/ldap_library.hpp"
 
 #include <algorithm>
@@ -38,8 +39,6 @@
 #include <utility>
 #include <vector>
 
-#include <pthread.h>
-#include <signal.h>
 #include <time.h>
 
 namespace petricore::sources {
@@ -163,34 +162,6 @@ class AttributeList {
  private:
   std::vector<std::string> names_;
   std::vector<char*> pointers_;
-};
-
-// Blocks SIGPIPE in this thread for its lifetime; a SIGPIPE raised meanwhile
-// (by this thread's writes: the signal is thread-directed) is discarded.
-class SigpipeBlock {
- public:
-  SigpipeBlock() {
-    sigemptyset(&pipe_);
-    sigaddset(&pipe_, SIGPIPE);
-    sigset_t pending;
-    already_pending_ = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
-    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
-  }
-  ~SigpipeBlock() {
-    sigset_t pending;
-    if (!already_pending_ && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
-      const timespec no_wait{};
-      sigtimedwait(&pipe_, nullptr, &no_wait);
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  SigpipeBlock(const SigpipeBlock&) = delete;
-  SigpipeBlock& operator=(const SigpipeBlock&) = delete;
-
- private:
-  sigset_t pipe_{};
-  sigset_t old_{};
-  bool already_pending_ = false;
 };
 
 // The outcome of one exchange with the server.
