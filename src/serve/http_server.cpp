@@ -414,31 +414,6 @@ std::string endpoint_text(const std::string& host, std::uint16_t port) {
 
 }  // namespace
 
-std::optional<ListenAddress> parse_listen_address(std::string_view text) {
-  ListenAddress out;
-  std::string_view port;
-  if (!text.empty() && text.front() == '[') {
-    std::size_t close = text.find(']');
-    if (close == std::string_view::npos || close == 1) return std::nullopt;
-    if (close + 1 >= text.size() || text[close + 1] != ':') return std::nullopt;
-    out.host = std::string(text.substr(1, close - 1));
-    port = text.substr(close + 2);
-  } else {
-    std::size_t colon = text.rfind(':');
-    if (colon == std::string_view::npos) return std::nullopt;
-    out.host = std::string(text.substr(0, colon));
-    if (out.host.find(':') != std::string::npos) return std::nullopt;  // bare IPv6 needs brackets
-    port = text.substr(colon + 1);
-  }
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) {
-    return std::nullopt;
-  }
-  unsigned long value = std::stoul(std::string(port));
-  if (value > 65535) return std::nullopt;
-  out.port = static_cast<std::uint16_t>(value);
-  return out;
-}
-
 struct HttpServer::Impl {
   Impl(ServerOptions options, HttpService& service) : core(std::move(options), service) {}
   Core core;

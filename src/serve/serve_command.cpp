@@ -5,8 +5,10 @@
 #include "serve/serve_command.hpp"
 
 #include "analysis/job_analyzer.hpp"
+#include "core/listen_address.hpp"
 #include "core/log.hpp"
 #include "core/signals.hpp"
+#include "core/startup_error.hpp"
 #include "core/utf8.hpp"
 #include "render/job_render.hpp"
 #include "serve/api.hpp"
@@ -61,8 +63,8 @@ std::string url_host(const std::string& host) {
 }
 
 ListenAddress check_options(const ServeOptions& o, AuthMode mode) {
-  auto listen = parse_listen_address(o.listen);
-  if (!listen) throw std::invalid_argument("--listen must be HOST:PORT, [IPv6]:PORT or :PORT, not '" + o.listen + "'");
+  Result<ListenAddress> listen = parse_listen_address(o.listen);
+  if (!listen) throw StartupError("--listen must be HOST:PORT, [IPv6]:PORT or :PORT, not '" + o.listen + "'");
   if (mode == AuthMode::None && !is_loopback_host(listen->host)) {
     throw std::invalid_argument("--auth none is only allowed on a loopback address (" + o.listen +
                                 " is not): use --auth header behind a reverse proxy, or --listen 127.0.0.1:PORT");
