@@ -5,6 +5,7 @@
 #include "serve/http_server.hpp"
 
 #include "core/log.hpp"
+#include "serve/worker_pool.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -20,8 +21,6 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <stdexcept>
@@ -47,71 +46,6 @@ constexpr auto kAcceptRetry = std::chrono::milliseconds(100);
 std::chrono::steady_clock::duration seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
 }
-
-// Blocking handler work, off the I/O threads. Bounded: try_post() refuses
-// when every worker is busy and `max_queued` tasks already wait.
-class WorkerPool {
- public:
-  WorkerPool(std::size_t threads, std::size_t max_queued) : threads_(threads), max_queued_(max_queued) {}
-  ~WorkerPool() { shutdown(); }
-
-  void start() {
-    for (std::size_t i = 0; i < threads_; ++i) pool_.emplace_back([this] { run(); });
-  }
-
-  bool try_post(std::function<void()> task) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (stopped_ || queue_.size() >= max_queued_) return false;
-    queue_.push_back(std::move(task));
-    ready_.notify_one();
-    return true;
-  }
-
-  // Takes no more tasks and drops the queued ones; running ones finish.
-  void shutdown() {
-    std::deque<std::function<void()>> dropped;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopped_ = true;
-      dropped.swap(queue_);
-    }
-    ready_.notify_all();
-    for (auto& t : pool_) {
-      if (t.joinable()) t.join();
-    }
-    pool_.clear();
-    // `dropped` is destroyed here, outside the lock (tasks own sessions).
-  }
-
- private:
-  void run() {
-    while (true) {
-      std::function<void()> task;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        ready_.wait(lock, [&] { return stopped_ || !queue_.empty(); });
-        if (stopped_) return;
-        task = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      try {
-        task();
-      } catch (const std::exception& e) {
-        log::error(std::string("worker task failed: ") + e.what());
-      } catch (...) {
-        log::error("worker task failed");
-      }
-    }
-  }
-
-  const std::size_t threads_;
-  const std::size_t max_queued_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<std::function<void()>> queue_;
-  bool stopped_ = false;
-  std::vector<std::thread> pool_;
-};
 
 bool is_token_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
