@@ -42,3 +42,12 @@ class SharedLibrary {
 };
 
 }  // namespace petricore
+
+// systemd's DLSYM_ARG, as an X-macro, so that each function is named once: an
+// adapter lists its functions as X(member, symbol) entries in one list macro
+// and expands that list twice, with PETRICORE_DLSYM_MEMBER inside its struct
+// (a member typed from the library's own header) and with
+// PETRICORE_DLSYM_RESOLVE in its loader (the look-up by the symbol's name;
+// it expects the SharedLibrary as `so` and the struct as `lib`).
+#define PETRICORE_DLSYM_MEMBER(member, symbol) decltype(&::symbol) member;
+#define PETRICORE_DLSYM_RESOLVE(member, symbol) so.resolve(#symbol, lib.member);
