@@ -25,6 +25,7 @@
 #include "core/log.hpp"
 #include "core/secret_file.hpp"
 #include "core/signals.hpp"
+#include "core/startup_error.hpp"
 #include "sources/ldap_library.hpp"
 
 #include <algorithm>
@@ -86,14 +87,14 @@ bool equal_nocase(std::string_view a, std::string_view b) {
 
 // libldap takes a list of URIs separated by spaces or commas (tried in order).
 void validate_uri(const std::string& uri) {
-  if (uri.find_first_not_of(" ,") == std::string::npos) throw std::invalid_argument("ldap uri is empty");
+  if (uri.find_first_not_of(" ,") == std::string::npos) throw StartupError("ldap uri is empty");
   std::size_t pos = 0;
   while ((pos = uri.find_first_not_of(" ,", pos)) != std::string::npos) {
     std::size_t end = uri.find_first_of(" ,", pos);
     std::string_view one = std::string_view(uri).substr(pos, end == std::string::npos ? end : end - pos);
     if (!has_prefix_nocase(one, "ldap://") && !has_prefix_nocase(one, "ldaps://") &&
         !has_prefix_nocase(one, "ldapi://")) {
-      throw std::invalid_argument("ldap uri '" + std::string(one) + "' is not ldap://, ldaps:// or ldapi://");
+      throw StartupError("ldap uri '" + std::string(one) + "' is not ldap://, ldaps:// or ldapi://");
     }
     pos = end;
   }
@@ -101,22 +102,22 @@ void validate_uri(const std::string& uri) {
 
 void validate(const LdapConfig& c) {
   validate_uri(c.uri);
-  if (c.base.empty()) throw std::invalid_argument("ldap base is empty");
+  if (c.base.empty()) throw StartupError("ldap base is empty");
   if (c.user_filter.find("%s") == std::string::npos) {
-    throw std::invalid_argument("ldap user_filter '" + c.user_filter + "' has no %s for the user name");
+    throw StartupError("ldap user_filter '" + c.user_filter + "' has no %s for the user name");
   }
   if (c.group_filter.find("%s") == std::string::npos) {
-    throw std::invalid_argument("ldap group_filter '" + c.group_filter + "' has no %s for the user name");
+    throw StartupError("ldap group_filter '" + c.group_filter + "' has no %s for the user name");
   }
-  if (c.mail_attribute.empty()) throw std::invalid_argument("ldap mail_attribute is empty");
+  if (c.mail_attribute.empty()) throw StartupError("ldap mail_attribute is empty");
   if (!std::isfinite(c.timeout_seconds) || c.timeout_seconds <= 0 || c.timeout_seconds > 3600) {
-    throw std::invalid_argument("ldap timeout must be between 0 and 3600 seconds");
+    throw StartupError("ldap timeout must be between 0 and 3600 seconds");
   }
   if (!c.bind_dn.empty() && c.password_file.empty()) {
-    throw std::invalid_argument("ldap bind_dn is set but password_file is not");
+    throw StartupError("ldap bind_dn is set but password_file is not");
   }
   if (c.bind_dn.empty() && !c.password_file.empty()) {
-    throw std::invalid_argument("ldap password_file is set but bind_dn is not (an anonymous bind has no password)");
+    throw StartupError("ldap password_file is set but bind_dn is not (an anonymous bind has no password)");
   }
 }
 
@@ -396,7 +397,7 @@ std::unique_ptr<Directory> make_ldap_directory(const LdapConfig& config) {
   LDAP* raw = nullptr;
   int rc = lib.initialize(&raw, config.uri.c_str());
   LdapHandle probe(raw);
-  if (rc != LDAP_SUCCESS) throw std::invalid_argument("ldap uri '" + config.uri + "': " + lib.err2string(rc));
+  if (rc != LDAP_SUCCESS) throw StartupError("ldap uri '" + config.uri + "': " + lib.err2string(rc));
   return std::make_unique<LdapDirectory>(config, std::move(password));
 }
 
