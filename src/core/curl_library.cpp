@@ -12,8 +12,7 @@ CurlLibrary load() {
   SharedLibrary so("libcurl.so.4");
   CurlLibrary lib{};
   PETRICORE_CURL_FUNCTIONS(PETRICORE_DLSYM_RESOLVE)
-  decltype(&::curl_global_init) global_init = nullptr;
-  so.resolve("curl_global_init", global_init);
+  const auto global_init = PETRICORE_DLSYM(so, curl_global_init);
   // Once, before any handle exists; never cleaned up, since cleanup at exit
   // would race with threads still running.
   CURLcode rc = global_init(CURL_GLOBAL_DEFAULT);

@@ -53,8 +53,7 @@ MariaDbLibrary load() {
   PETRICORE_MARIADB_FUNCTIONS(PETRICORE_DLSYM_RESOLVE)
   // mysql_library_init is a macro for mysql_server_init. mysql_init would
   // call it too, but not thread-safely: do it once, here.
-  decltype(&::mysql_server_init) server_init = nullptr;
-  so.resolve("mysql_server_init", server_init);
+  const auto server_init = PETRICORE_DLSYM(so, mysql_server_init);
   if (server_init(0, nullptr, nullptr) != 0) throw std::runtime_error("cannot initialise libmariadb.so.3");
   return lib;
 }

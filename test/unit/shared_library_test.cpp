@@ -36,6 +36,8 @@ TEST_CASE("an X-macro table declares and resolves each function once", "[shared_
   REQUIRE(lib.length != nullptr);
   CHECK(lib.length("petricore") == 9);
   CHECK(lib.process_id() == ::getpid());
+  const auto length = PETRICORE_DLSYM(SharedLibrary("libc.so.6"), strlen);
+  CHECK(length("abc") == 3);
 }
 
 TEST_CASE("a missing library or function is a one-line error naming it", "[shared_library]") {
