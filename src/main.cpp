@@ -7,6 +7,8 @@
 // Command-line options win over the file.
 #include "collect/collect_command.hpp"
 #include "core/log.hpp"
+#include "core/signals.hpp"
+#include "core/startup_error.hpp"
 #include "initdb/init_db_command.hpp"
 #include "petricore_version.hpp"
 #include "report/report_command.hpp"
@@ -15,7 +17,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -389,7 +390,7 @@ int main(int argc, char** argv) {
   petricore::log::set_level(level->second);
   // A peer that closes a socket (an HTTP client, an LDAP or DB server) must
   // give an error on that write, not kill the daemon.
-  std::signal(SIGPIPE, SIG_IGN);
+  petricore::ignore_sigpipe();
 
   try {
     if (app.got_subcommand("collect")) return petricore::collect::run_collect(collect_options);
@@ -405,10 +406,10 @@ int main(int argc, char** argv) {
       return petricore::report::run_report(report.options);
     }
     if (init_db->parsed()) return petricore::initdb::run_init_db(init_db_options);
-  } catch (const petricore::collect::UsageError& e) {
+  } catch (const petricore::StartupError& e) {
     std::fprintf(stderr, "petricore: %s\n", e.what());
     return kExitUsage;
-  } catch (const std::invalid_argument& e) {
+  } catch (const std::invalid_argument& e) {  // a module's own check of its configuration: the same
     std::fprintf(stderr, "petricore: %s\n", e.what());
     return kExitUsage;
   } catch (const std::exception& e) {

@@ -9,9 +9,9 @@
 #include "collect/sampler.hpp"
 #include "collect/textfile_sink.hpp"
 #include "core/log.hpp"
+#include "core/signals.hpp"
 
 #include <malloc.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,31 +83,6 @@ void validate(CollectOptions& o) {
   if (!o.once && o.listen.empty() && o.push_url.empty() && o.textfile.empty()) o.listen = ":9966";
 }
 
-// Blocks SIGTERM and SIGINT in every thread (sinks start threads, and they
-// inherit the mask) so the main loop can wait for them with sigtimedwait.
-sigset_t block_stop_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  return set;
-}
-
-// Waits up to `seconds`; returns the stop signal received, or 0.
-int wait_for_stop(const sigset_t& set, double seconds) {
-  if (seconds <= 0) return 0;
-  timespec timeout;
-  timeout.tv_sec = static_cast<time_t>(seconds);
-  timeout.tv_nsec = static_cast<long>((seconds - static_cast<double>(timeout.tv_sec)) * 1e9);
-  for (;;) {
-    int sig = ::sigtimedwait(&set, nullptr, &timeout);
-    if (sig > 0) return sig;
-    if (errno == EAGAIN) return 0;
-    if (errno != EINTR) return 0;
-  }
-}
-
 }  // namespace
 
 int run_collect(CollectOptions o) {
@@ -131,7 +106,8 @@ int run_collect(CollectOptions o) {
   // about 0.6 MiB of resident memory apiece on a busy node, for no gain at
   // one scrape every few seconds.
   ::mallopt(M_ARENA_MAX, 1);
-  sigset_t stop_signals = block_stop_signals();
+  // Before the sinks start their threads (core/signals.hpp).
+  StopSignals stop_signals;
   ErrorCounter errors;
   Sampler sampler(o.cgroup_root, o.proc_root, std::move(layout), sampler_options, errors);
 
@@ -168,7 +144,7 @@ int run_collect(CollectOptions o) {
   if (o.once) {
     // CPU percent needs two passes: measure over a short window.
     full_pass(monotonic_seconds());
-    if (int sig = wait_for_stop(stop_signals, o.once_window)) return 128 + sig;
+    if (int sig = stop_signals.wait_for(o.once_window)) return 128 + sig;
     double now = monotonic_seconds();
     return publish(now, full_pass(now)) ? 0 : 1;
   }
@@ -210,7 +186,7 @@ int run_collect(CollectOptions o) {
     }
     double wake = next_full;
     if (o.watch_interval > 0 && next_watch <= next_full - o.watch_interval / 2) wake = next_watch;
-    if (int sig = wait_for_stop(stop_signals, wake - monotonic_seconds())) {
+    if (int sig = stop_signals.wait_for(wake - monotonic_seconds())) {
       log::info(std::string{"stopping on "} + ::strsignal(sig));
       for (auto& sink : sinks) sink->shutdown();
       return 0;

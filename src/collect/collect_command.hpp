@@ -3,6 +3,8 @@
 // validates them, runs the passes and feeds the sinks.
 #pragma once
 
+#include "core/startup_error.hpp"
+
 #include <cstddef>
 #include <set>
 #include <stdexcept>
@@ -34,11 +36,8 @@ struct CollectOptions {
   std::size_t max_proc_names = 16;
 };
 
-// Thrown for bad options or configuration: main prints the message on one
-// line and exits with status 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// Bad options or configuration: core/startup_error.hpp (exit status 2).
+using UsageError = StartupError;
 
 // Reads a file of UIDs, one per line ('#' starts a comment). Throws UsageError.
 std::set<unsigned> read_uid_file(const std::string& path);

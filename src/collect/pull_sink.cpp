@@ -1,5 +1,7 @@
 #include "collect/pull_sink.hpp"
 
+#include "core/listen_address.hpp"
+#include "core/startup_error.hpp"
 #include "core/unique_fd.hpp"
 
 #include <prometheus/collectable.h>
@@ -16,29 +18,10 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 namespace petricore::collect {
 namespace {
-
-struct ListenAddress {
-  std::string host;  // numeric address, or empty for all addresses
-  int port = 0;
-  bool ipv6 = false;
-};
-
-[[noreturn]] void malformed(const std::string& listen, const std::string& why) {
-  throw std::invalid_argument("invalid listen address '" + listen + "': " + why +
-                              " (expected HOST:PORT, :PORT or [IPV6]:PORT)");
-}
-
-int parse_port(const std::string& listen, const std::string& text) {
-  if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos) {
-    malformed(listen, "port '" + text + "' is not a number");
-  }
-  const int port = std::stoi(text);
-  if (port > 65535) malformed(listen, "port " + text + " is out of range");
-  return port;
-}
 
 std::string resolve_ipv4(const std::string& listen, const std::string& host) {
   in_addr numeric{};
@@ -58,32 +41,15 @@ std::string resolve_ipv4(const std::string& listen, const std::string& host) {
   return text;
 }
 
+// core/listen_address, with a host name resolved to one IPv4 address
+// (civetweb takes only numeric ones).
 ListenAddress parse_listen(const std::string& listen) {
-  ListenAddress result;
-  std::string port_text;
-  if (!listen.empty() && listen.front() == '[') {
-    const std::size_t close = listen.find(']');
-    if (close == std::string::npos) malformed(listen, "missing ']'");
-    if (close + 1 >= listen.size() || listen[close + 1] != ':') {
-      malformed(listen, "missing ':PORT'");
-    }
-    result.host = listen.substr(1, close - 1);
-    result.ipv6 = true;
-    in6_addr numeric{};
-    if (inet_pton(AF_INET6, result.host.c_str(), &numeric) != 1) {
-      malformed(listen, "'" + result.host + "' is not an IPv6 address");
-    }
-    port_text = listen.substr(close + 2);
-  } else {
-    const std::size_t colon = listen.rfind(':');
-    if (colon == std::string::npos) malformed(listen, "missing ':PORT'");
-    result.host = listen.substr(0, colon);
-    if (result.host.find(':') != std::string::npos) {
-      malformed(listen, "an IPv6 address must be written in brackets");
-    }
-    port_text = listen.substr(colon + 1);
+  Result<ListenAddress> parsed = parse_listen_address(listen);
+  if (!parsed) {
+    throw StartupError("invalid listen address '" + listen + "': " + parsed.error().message +
+                       " (expected HOST:PORT, :PORT or [IPV6]:PORT)");
   }
-  result.port = parse_port(listen, port_text);
+  ListenAddress result = std::move(*parsed);
   if (!result.ipv6 && !result.host.empty()) result.host = resolve_ipv4(listen, result.host);
   return result;
 }

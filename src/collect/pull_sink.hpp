@@ -19,13 +19,13 @@ namespace petricore::collect {
 //   "[V6]:PORT"   -> "[V6]:PORT"     (only if civetweb was built with IPv6;
 //                                     Debian 12's civetweb 1.15 was not)
 // PORT is 0..65535; 0 picks a free port (see PullSink::listening_ports).
-// Throws std::invalid_argument on a malformed value and std::runtime_error
+// Throws StartupError on a malformed value and std::runtime_error
 // when HOST cannot be resolved, both with a one-line message.
 std::string civetweb_listening_ports(const std::string& listen);
 
 class PullSink final : public Sink {
  public:
-  // Starts listening at once. Throws std::invalid_argument for a malformed
+  // Starts listening at once. Throws StartupError for a malformed
   // `listen`, std::runtime_error "cannot listen on <listen>: <reason>" when
   // the address cannot be bound (in use, not local, no permission).
   explicit PullSink(const std::string& listen);

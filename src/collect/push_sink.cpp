@@ -5,6 +5,7 @@
 #include "core/encoding.hpp"
 #include "core/http_url.hpp"
 #include "core/log.hpp"
+#include "core/startup_error.hpp"
 #include "petricore_version.hpp"
 
 #include <curl/curl.h>
@@ -19,7 +20,7 @@
 namespace petricore::collect {
 namespace {
 
-// The base URL without trailing slashes; throws std::invalid_argument.
+// The base URL without trailing slashes; throws StartupError.
 std::string validated_push_url(const std::string& url) {
   std::string base = validated_base_url(url, "push URL");
   // libcurl's own parser, so that a malformed URL is a start-up error rather
@@ -29,7 +30,7 @@ std::string validated_push_url(const std::string& url) {
   if (!parsed) throw std::runtime_error("cannot parse URLs (out of memory)");
   const CURLUcode rc = curl.url_set(parsed.get(), CURLUPART_URL, base.c_str(), 0);
   if (rc != CURLUE_OK) {
-    throw std::invalid_argument("push URL '" + redact_userinfo(base) + "' is malformed: " + curl.url_strerror(rc));
+    throw StartupError("push URL '" + redact_userinfo(base) + "' is malformed: " + curl.url_strerror(rc));
   }
   return base;
 }
@@ -174,9 +175,9 @@ class PushSink final : public Sink {
 
 std::string push_group_url(const PushTarget& target) {
   std::string url = validated_push_url(target.base_url);
-  if (target.job.empty()) throw std::invalid_argument("push job name must not be empty");
+  if (target.job.empty()) throw StartupError("push job name must not be empty");
   if (!(target.timeout_seconds > 0 && target.timeout_seconds <= 86400)) {
-    throw std::invalid_argument("push timeout must be between 0 and 86400 seconds");
+    throw StartupError("push timeout must be between 0 and 86400 seconds");
   }
   url += "/metrics";
   url += grouping_segment("job", target.job);

@@ -27,12 +27,12 @@ struct PushTarget {
 // Label values are percent-escaped; a value that is empty or contains '/' uses
 // the Pushgateway's `<label>@base64/<base64url value>` form, because a '/' is
 // not safe in a path segment even when escaped.
-// Throws std::invalid_argument (one-line message) when base_url does not start
+// Throws StartupError (one-line message) when base_url does not start
 // with http:// or https://, has no host, or carries a query or fragment, when
 // job is empty, or when timeout_seconds is not in (0, 86400].
 std::string push_group_url(const PushTarget& target);
 
-// Validates the target as push_group_url does (throwing std::invalid_argument)
+// Validates the target as push_group_url does (throwing StartupError)
 // and holds one libcurl handle, so the connection is kept alive across passes.
 // publish() PUTs serialize_text(snapshot) with Content-Type
 // `text/plain; version=0.0.4`; a 2xx answer is success. Anything else (HTTP

@@ -3,27 +3,32 @@
 // Only the functions petricore calls are looked up.
 #pragma once
 
+#include "core/shared_library.hpp"
+
 #include <curl/curl.h>
 
 #include <memory>
 
 namespace petricore {
 
+#define PETRICORE_CURL_FUNCTIONS(X)      \
+  X(easy_init, curl_easy_init)           \
+  X(easy_cleanup, curl_easy_cleanup)     \
+  X(easy_setopt, curl_easy_setopt)       \
+  X(easy_perform, curl_easy_perform)     \
+  X(easy_getinfo, curl_easy_getinfo)     \
+  X(easy_strerror, curl_easy_strerror)   \
+  X(easy_escape, curl_easy_escape)       \
+  X(free, curl_free)                     \
+  X(slist_append, curl_slist_append)     \
+  X(slist_free_all, curl_slist_free_all) \
+  X(url, curl_url)                       \
+  X(url_set, curl_url_set)               \
+  X(url_cleanup, curl_url_cleanup)       \
+  X(url_strerror, curl_url_strerror)
+
 struct CurlLibrary {
-  decltype(&::curl_easy_init) easy_init;
-  decltype(&::curl_easy_cleanup) easy_cleanup;
-  decltype(&::curl_easy_setopt) easy_setopt;
-  decltype(&::curl_easy_perform) easy_perform;
-  decltype(&::curl_easy_getinfo) easy_getinfo;
-  decltype(&::curl_easy_strerror) easy_strerror;
-  decltype(&::curl_easy_escape) easy_escape;
-  decltype(&::curl_free) free;
-  decltype(&::curl_slist_append) slist_append;
-  decltype(&::curl_slist_free_all) slist_free_all;
-  decltype(&::curl_url) url;
-  decltype(&::curl_url_set) url_set;
-  decltype(&::curl_url_cleanup) url_cleanup;
-  decltype(&::curl_url_strerror) url_strerror;
+  PETRICORE_CURL_FUNCTIONS(PETRICORE_DLSYM_MEMBER)
 };
 
 // Loads libcurl.so.4 and runs curl_global_init once per process (thread-safe).

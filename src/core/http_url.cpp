@@ -1,5 +1,7 @@
 #include "core/http_url.hpp"
 
+#include "core/startup_error.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
@@ -37,13 +39,13 @@ std::string validated_base_url(const std::string& url, std::string_view what) {
   } else if (starts_with_nocase(url, "https://")) {
     scheme_end = 8;
   } else {
-    throw std::invalid_argument(named + " must start with http:// or https://");
+    throw StartupError(named + " must start with http:// or https://");
   }
   std::string base = url;
   while (base.size() > scheme_end && base.back() == '/') base.pop_back();
-  if (base.size() == scheme_end || base[scheme_end] == '/') throw std::invalid_argument(named + " has no host");
+  if (base.size() == scheme_end || base[scheme_end] == '/') throw StartupError(named + " has no host");
   if (base.find_first_of("?# \t\r\n") != std::string::npos)
-    throw std::invalid_argument(named + " must be a plain base URL (no query, fragment or spaces)");
+    throw StartupError(named + " must be a plain base URL (no query, fragment or spaces)");
   return base;
 }
 

@@ -10,7 +10,7 @@ namespace petricore {
 // The URL as it may appear in messages: "user:password@" replaced by "***@".
 std::string redact_userinfo(const std::string& url);
 
-// The base URL without trailing slashes. Throws std::invalid_argument with a
+// The base URL without trailing slashes. Throws StartupError with a
 // one-line message naming `what` ("push URL", "Prometheus URL") when the URL
 // is not http(s)://HOST[...] or carries a query, a fragment or spaces.
 std::string validated_base_url(const std::string& url, std::string_view what);

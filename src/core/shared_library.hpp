@@ -34,6 +34,11 @@ class SharedLibrary {
   void resolve(const char* name, Function& out) const {
     out = reinterpret_cast<Function>(symbol(name));
   }
+  // The same, returned: for PETRICORE_DLSYM below.
+  template <typename Function>
+  Function resolved(const char* name) const {
+    return reinterpret_cast<Function>(symbol(name));
+  }
 
  private:
   void* symbol(const char* name) const;
@@ -42,3 +47,15 @@ class SharedLibrary {
 };
 
 }  // namespace petricore
+
+// systemd's DLSYM_ARG, as an X-macro, so that each function is named once: an
+// adapter lists its functions as X(member, symbol) entries in one list macro
+// and expands that list twice, with PETRICORE_DLSYM_MEMBER inside its struct
+// (a member typed from the library's own header) and with
+// PETRICORE_DLSYM_RESOLVE in its loader (the look-up by the symbol's name;
+// it expects the SharedLibrary as `so` and the struct as `lib`).
+#define PETRICORE_DLSYM_MEMBER(member, symbol) decltype(&::symbol) member;
+#define PETRICORE_DLSYM_RESOLVE(member, symbol) so.resolve(#symbol, lib.member);
+// One function needed only while loading (a library's global init), typed
+// and looked up with one mention: `auto init = PETRICORE_DLSYM(so, symbol);`.
+#define PETRICORE_DLSYM(library, symbol) (library).resolved<decltype(&::symbol)>(#symbol)

@@ -2,6 +2,7 @@
 
 #include "core/curl_library.hpp"
 #include "core/http_url.hpp"
+#include "core/secret_file.hpp"
 
 #include <curl/curl.h>
 
@@ -9,9 +10,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <string_view>
+#include <utility>
 
 namespace petricore {
 namespace {
@@ -53,15 +54,6 @@ size_t read_message(char* buffer, size_t size, size_t count, void* user) {
   return n;
 }
 
-// The first line of the file, without its line end; empty when unreadable.
-bool read_password(const std::string& path, std::string& password) {
-  std::ifstream in(path);
-  if (!in) return false;
-  std::getline(in, password);
-  if (!password.empty() && password.back() == '\r') password.pop_back();
-  return true;
-}
-
 }  // namespace
 
 Result<SmtpSent> send_mail(const SmtpConfig& config, const std::string& from,
@@ -81,8 +73,9 @@ Result<SmtpSent> send_mail(const SmtpConfig& config, const std::string& from,
     if (!plain_address(r)) return bad_input("not a mail address: '" + one_line(r) + "'");
   std::string password;
   if (!config.password_file.empty()) {
-    if (!read_password(config.password_file, password))
-      return bad_input("cannot read the SMTP password file " + config.password_file);
+    Result<std::string> secret = read_secret_file(config.password_file);
+    if (!secret) return bad_input("SMTP password file " + secret.error().message);
+    password = std::move(*secret);
     if (config.user.empty()) return bad_input("an SMTP password file needs an SMTP user");
   }
 

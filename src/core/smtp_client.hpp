@@ -15,7 +15,7 @@ struct SmtpConfig {
   std::string url = "smtp://localhost:25";  // smtp://host:port or smtps://host:port
   bool starttls = false;                    // require STARTTLS on smtp://
   std::string user;                         // login when not empty
-  std::string password_file;                // the login's password (first line)
+  std::string password_file;                // the login's password (core/secret_file.hpp)
   double timeout_seconds = 30;
 };
 

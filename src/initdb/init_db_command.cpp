@@ -4,6 +4,7 @@
 #include "initdb/init_db_command.hpp"
 
 #include "core/result.hpp"
+#include "core/secret_file.hpp"
 #include "initdb/init_db_sql.hpp"
 #include "sources/mariadb_library.hpp"
 
@@ -96,7 +97,7 @@ Result<bool> InitDb::connect_admin() {
   target.socket = options_.db_socket;
   target.user = options_.admin_user;
   if (!options_.admin_password_file.empty())
-    target.password = sources::read_password_file(options_.admin_password_file, "--admin-password-file");
+    target.password = read_password_file(options_.admin_password_file, "--admin-password-file");
   target.timeout_seconds = kTimeoutSeconds;
   auto connection = MariaDbConnection::connect(target);
   if (!connection) return connection.error();
@@ -338,7 +339,7 @@ int run_init_db(const InitDbOptions& options) {
 
   try {
     std::string password;
-    if (!options.drop) password = sources::read_password_file(options.password_file, "--password-file");
+    if (!options.drop) password = read_password_file(options.password_file, "--password-file");
     if (options.dry_run) {
       for (const auto& statement : dry_run_script(names, options.drop)) say(statement);
       return 0;

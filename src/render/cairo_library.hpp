@@ -5,74 +5,79 @@
 // never uses. Only the functions petricore calls are looked up.
 #pragma once
 
+#include "core/shared_library.hpp"
+
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
 
 namespace petricore::render {
 
+#define PETRICORE_CAIRO_FUNCTIONS(X)                                                  \
+  /* contexts and surfaces */                                                         \
+  X(create, cairo_create)                                                             \
+  X(destroy, cairo_destroy)                                                           \
+  X(status, cairo_status)                                                             \
+  X(status_to_string, cairo_status_to_string)                                         \
+  X(image_surface_create, cairo_image_surface_create)                                 \
+  X(image_surface_get_data, cairo_image_surface_get_data)                             \
+  X(image_surface_get_stride, cairo_image_surface_get_stride)                         \
+  X(image_surface_get_width, cairo_image_surface_get_width)                           \
+  X(image_surface_get_height, cairo_image_surface_get_height)                         \
+  X(image_surface_create_from_png_stream, cairo_image_surface_create_from_png_stream) \
+  X(surface_write_to_png_stream, cairo_surface_write_to_png_stream)                   \
+  X(svg_surface_create_for_stream, cairo_svg_surface_create_for_stream)               \
+  X(svg_surface_set_document_unit, cairo_svg_surface_set_document_unit)               \
+  X(pdf_surface_create_for_stream, cairo_pdf_surface_create_for_stream)               \
+  X(pdf_surface_set_metadata, cairo_pdf_surface_set_metadata)                         \
+  X(surface_flush, cairo_surface_flush)                                               \
+  X(surface_finish, cairo_surface_finish)                                             \
+  X(surface_status, cairo_surface_status)                                             \
+  X(surface_destroy, cairo_surface_destroy)                                           \
+  X(show_page, cairo_show_page)                                                       \
+  /* state */                                                                         \
+  X(save, cairo_save)                                                                 \
+  X(restore, cairo_restore)                                                           \
+  X(translate, cairo_translate)                                                       \
+  X(rotate, cairo_rotate)                                                             \
+  X(scale, cairo_scale)                                                               \
+  X(set_source_rgb, cairo_set_source_rgb)                                             \
+  X(set_source_rgba, cairo_set_source_rgba)                                           \
+  X(set_line_width, cairo_set_line_width)                                             \
+  X(set_line_join, cairo_set_line_join)                                               \
+  X(set_line_cap, cairo_set_line_cap)                                                 \
+  X(set_dash, cairo_set_dash)                                                         \
+  X(set_antialias, cairo_set_antialias)                                               \
+  /* paths and painting */                                                            \
+  X(new_path, cairo_new_path)                                                         \
+  X(new_sub_path, cairo_new_sub_path)                                                 \
+  X(close_path, cairo_close_path)                                                     \
+  X(move_to, cairo_move_to)                                                           \
+  X(line_to, cairo_line_to)                                                           \
+  X(rel_line_to, cairo_rel_line_to)                                                   \
+  X(rel_move_to, cairo_rel_move_to)                                                   \
+  X(rectangle, cairo_rectangle)                                                       \
+  X(arc, cairo_arc)                                                                   \
+  X(fill, cairo_fill)                                                                 \
+  X(fill_preserve, cairo_fill_preserve)                                               \
+  X(stroke, cairo_stroke)                                                             \
+  X(stroke_preserve, cairo_stroke_preserve)                                           \
+  X(paint, cairo_paint)                                                               \
+  X(clip, cairo_clip)                                                                 \
+  X(reset_clip, cairo_reset_clip)                                                     \
+  /* text (the "toy" API: fontconfig picks the face, PDF/SVG embed subsets) */        \
+  X(select_font_face, cairo_select_font_face)                                         \
+  X(set_font_size, cairo_set_font_size)                                               \
+  X(show_text, cairo_show_text)                                                       \
+  X(text_extents, cairo_text_extents)                                                 \
+  X(font_extents, cairo_font_extents)                                                 \
+  X(text_path, cairo_text_path)                                                       \
+  /* PDF links (cairo >= 1.16) */                                                     \
+  X(tag_begin, cairo_tag_begin)                                                       \
+  X(tag_end, cairo_tag_end)
+
 struct CairoLibrary {
-  // contexts and surfaces
-  decltype(&::cairo_create) create;
-  decltype(&::cairo_destroy) destroy;
-  decltype(&::cairo_status) status;
-  decltype(&::cairo_status_to_string) status_to_string;
-  decltype(&::cairo_image_surface_create) image_surface_create;
-  decltype(&::cairo_image_surface_get_data) image_surface_get_data;
-  decltype(&::cairo_image_surface_get_stride) image_surface_get_stride;
-  decltype(&::cairo_image_surface_get_width) image_surface_get_width;
-  decltype(&::cairo_image_surface_get_height) image_surface_get_height;
-  decltype(&::cairo_image_surface_create_from_png_stream) image_surface_create_from_png_stream;
-  decltype(&::cairo_surface_write_to_png_stream) surface_write_to_png_stream;
-  decltype(&::cairo_svg_surface_create_for_stream) svg_surface_create_for_stream;
-  decltype(&::cairo_svg_surface_set_document_unit) svg_surface_set_document_unit;
-  decltype(&::cairo_pdf_surface_create_for_stream) pdf_surface_create_for_stream;
-  decltype(&::cairo_pdf_surface_set_metadata) pdf_surface_set_metadata;
-  decltype(&::cairo_surface_flush) surface_flush;
-  decltype(&::cairo_surface_finish) surface_finish;
-  decltype(&::cairo_surface_status) surface_status;
-  decltype(&::cairo_surface_destroy) surface_destroy;
-  decltype(&::cairo_show_page) show_page;
-  // state
-  decltype(&::cairo_save) save;
-  decltype(&::cairo_restore) restore;
-  decltype(&::cairo_translate) translate;
-  decltype(&::cairo_rotate) rotate;
-  decltype(&::cairo_scale) scale;
-  decltype(&::cairo_set_source_rgb) set_source_rgb;
-  decltype(&::cairo_set_source_rgba) set_source_rgba;
-  decltype(&::cairo_set_line_width) set_line_width;
-  decltype(&::cairo_set_line_join) set_line_join;
-  decltype(&::cairo_set_line_cap) set_line_cap;
-  decltype(&::cairo_set_dash) set_dash;
-  decltype(&::cairo_set_antialias) set_antialias;
-  // paths and painting
-  decltype(&::cairo_new_path) new_path;
-  decltype(&::cairo_new_sub_path) new_sub_path;
-  decltype(&::cairo_close_path) close_path;
-  decltype(&::cairo_move_to) move_to;
-  decltype(&::cairo_line_to) line_to;
-  decltype(&::cairo_rel_line_to) rel_line_to;
-  decltype(&::cairo_rel_move_to) rel_move_to;
-  decltype(&::cairo_rectangle) rectangle;
-  decltype(&::cairo_arc) arc;
-  decltype(&::cairo_fill) fill;
-  decltype(&::cairo_fill_preserve) fill_preserve;
-  decltype(&::cairo_stroke) stroke;
-  decltype(&::cairo_stroke_preserve) stroke_preserve;
-  decltype(&::cairo_paint) paint;
-  decltype(&::cairo_clip) clip;
-  decltype(&::cairo_reset_clip) reset_clip;
-  // text (the "toy" API: fontconfig picks the face, PDF/SVG embed subsets)
-  decltype(&::cairo_select_font_face) select_font_face;
-  decltype(&::cairo_set_font_size) set_font_size;
-  decltype(&::cairo_show_text) show_text;
-  decltype(&::cairo_text_extents) text_extents;
-  decltype(&::cairo_font_extents) font_extents;
-  decltype(&::cairo_text_path) text_path;
-  // PDF links (cairo >= 1.16)
-  decltype(&::cairo_tag_begin) tag_begin;
-  decltype(&::cairo_tag_end) tag_end;
+  PETRICORE_CAIRO_FUNCTIONS(PETRICORE_DLSYM_MEMBER)
 };
 
 // Loads libcairo.so.2 once per process (thread-safe). Throws

@@ -1,8 +1,8 @@
 #include "report/report_command.hpp"
 
 #include "analysis/analysis_stack.hpp"
+#include "core/atomic_file.hpp"
 #include "core/log.hpp"
-#include "core/unique_fd.hpp"
 #include "render/job_render.hpp"
 #include "render/mail_message.hpp"
 #include "render/pdf_report.hpp"
@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -52,41 +53,20 @@ void write_stdout(const std::string& text) {
   std::fflush(stdout);
 }
 
-bool write_all(int fd, const std::string& data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-// The bytes to `path` as one complete file or not at all (temp + rename), so
-// a reader never sees half a PDF; "-" is stdout.
+// The bytes to `path` as one complete file or not at all (core/atomic_file),
+// so a reader never sees half a PDF; "-" is stdout.
 Result<bool> write_file(const std::string& path, const std::string& data) {
   if (path == "-") {
     if (!write_all(STDOUT_FILENO, data))
       return unavailable(std::string("cannot write stdout: ") + std::strerror(errno));
     return true;
   }
-  std::string temp = path + ".XXXXXX";
-  UniqueFd fd(::mkstemp(temp.data()));
-  if (fd.get() < 0) return unavailable("cannot write " + path + ": " + std::strerror(errno));
-  auto failed = [&](const char* what) {
-    const int saved = errno;
-    ::unlink(temp.c_str());
-    return unavailable("cannot " + std::string(what) + " " + path + ": " + std::strerror(saved));
-  };
-  // mkstemp makes the file 0600; a report is as readable as any new file.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  if (::fchmod(fd.get(), 0666 & ~mask) != 0) return failed("write");
-  if (!write_all(fd.get(), data) || ::fsync(fd.get()) != 0) return failed("write");
-  fd.reset();
-  if (::rename(temp.c_str(), path.c_str()) != 0) return failed("rename a temporary file to");
-  return true;
+  AtomicWriteOptions options;
+  options.sync = true;  // written once, read later: it must survive a crash
+  const std::optional<AtomicWriteError> failed = write_file_atomically(path, data, options);
+  if (!failed) return true;
+  const char* what = failed->step == AtomicWriteError::Step::Rename ? "rename a temporary file to" : "write";
+  return unavailable("cannot " + std::string(what) + " " + path + ": " + std::strerror(failed->error));
 }
 
 std::string host_fqdn() {

@@ -1,5 +1,6 @@
 #include "serve/auth.hpp"
 
+#include "core/startup_error.hpp"
 #include "model/job_id.hpp"
 #include "sources/directory.hpp"
 
@@ -90,7 +91,7 @@ std::string_view trim(std::string_view s) {
 AuthMode parse_auth_mode(const std::string& text) {
   if (text == "none") return AuthMode::None;
   if (text == "header") return AuthMode::Header;
-  throw std::invalid_argument("--auth must be none or header, not '" + text + "'");
+  throw StartupError("--auth must be none or header, not '" + text + "'");
 }
 
 bool valid_address_pattern(std::string_view pattern) {
@@ -132,11 +133,11 @@ Authorizer::Authorizer(AuthConfig config, sources::Directory* directory)
     : config_(std::move(config)), directory_(directory) {
   if (config_.mode == AuthMode::Header) {
     if (!valid_header_name(config_.header)) {
-      throw std::invalid_argument("--auth-header '" + config_.header + "' is not a valid header name");
+      throw StartupError("--auth-header '" + config_.header + "' is not a valid header name");
     }
     for (const auto& proxy : config_.trusted_proxies) {
       if (!valid_address_pattern(proxy)) {
-        throw std::invalid_argument("--trusted-proxy '" + proxy + "' is not an IP address or CIDR block");
+        throw StartupError("--trusted-proxy '" + proxy + "' is not an IP address or CIDR block");
       }
     }
   }

@@ -40,7 +40,7 @@ struct AuthConfig {
   double group_cache_seconds = 60;  // how long a group lookup is remembered
 };
 
-// "none" or "header"; throws std::invalid_argument (one line) otherwise.
+// "none" or "header"; throws StartupError (one line) otherwise.
 AuthMode parse_auth_mode(const std::string& text);
 
 // True when `address` (an IP literal) equals `pattern` or lies in it when
@@ -75,7 +75,7 @@ int access_status(Access access);
 
 class Authorizer {
  public:
-  // Throws std::invalid_argument for an invalid header name or proxy address.
+  // Throws StartupError for an invalid header name or proxy address.
   // `directory` may be null (no admin group lookups); it must outlive this.
   Authorizer(AuthConfig config, sources::Directory* directory);
 

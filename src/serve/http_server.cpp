@@ -5,6 +5,7 @@
 #include "serve/http_server.hpp"
 
 #include "core/log.hpp"
+#include "serve/worker_pool.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -20,8 +21,6 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <stdexcept>
@@ -47,71 +46,6 @@ constexpr auto kAcceptRetry = std::chrono::milliseconds(100);
 std::chrono::steady_clock::duration seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
 }
-
-// Blocking handler work, off the I/O threads. Bounded: try_post() refuses
-// when every worker is busy and `max_queued` tasks already wait.
-class WorkerPool {
- public:
-  WorkerPool(std::size_t threads, std::size_t max_queued) : threads_(threads), max_queued_(max_queued) {}
-  ~WorkerPool() { shutdown(); }
-
-  void start() {
-    for (std::size_t i = 0; i < threads_; ++i) pool_.emplace_back([this] { run(); });
-  }
-
-  bool try_post(std::function<void()> task) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (stopped_ || queue_.size() >= max_queued_) return false;
-    queue_.push_back(std::move(task));
-    ready_.notify_one();
-    return true;
-  }
-
-  // Takes no more tasks and drops the queued ones; running ones finish.
-  void shutdown() {
-    std::deque<std::function<void()>> dropped;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopped_ = true;
-      dropped.swap(queue_);
-    }
-    ready_.notify_all();
-    for (auto& t : pool_) {
-      if (t.joinable()) t.join();
-    }
-    pool_.clear();
-    // `dropped` is destroyed here, outside the lock (tasks own sessions).
-  }
-
- private:
-  void run() {
-    while (true) {
-      std::function<void()> task;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        ready_.wait(lock, [&] { return stopped_ || !queue_.empty(); });
-        if (stopped_) return;
-        task = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      try {
-        task();
-      } catch (const std::exception& e) {
-        log::error(std::string("worker task failed: ") + e.what());
-      } catch (...) {
-        log::error("worker task failed");
-      }
-    }
-  }
-
-  const std::size_t threads_;
-  const std::size_t max_queued_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<std::function<void()>> queue_;
-  bool stopped_ = false;
-  std::vector<std::thread> pool_;
-};
 
 bool is_token_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -413,31 +347,6 @@ std::string endpoint_text(const std::string& host, std::uint16_t port) {
 }
 
 }  // namespace
-
-std::optional<ListenAddress> parse_listen_address(std::string_view text) {
-  ListenAddress out;
-  std::string_view port;
-  if (!text.empty() && text.front() == '[') {
-    std::size_t close = text.find(']');
-    if (close == std::string_view::npos || close == 1) return std::nullopt;
-    if (close + 1 >= text.size() || text[close + 1] != ':') return std::nullopt;
-    out.host = std::string(text.substr(1, close - 1));
-    port = text.substr(close + 2);
-  } else {
-    std::size_t colon = text.rfind(':');
-    if (colon == std::string_view::npos) return std::nullopt;
-    out.host = std::string(text.substr(0, colon));
-    if (out.host.find(':') != std::string::npos) return std::nullopt;  // bare IPv6 needs brackets
-    port = text.substr(colon + 1);
-  }
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) {
-    return std::nullopt;
-  }
-  unsigned long value = std::stoul(std::string(port));
-  if (value > 65535) return std::nullopt;
-  out.port = static_cast<std::uint16_t>(value);
-  return out;
-}
 
 struct HttpServer::Impl {
   Impl(ServerOptions options, HttpService& service) : core(std::move(options), service) {}

@@ -16,6 +16,7 @@
 //   (also between keep-alive requests; a response write is bounded the same)
 #pragma once
 
+#include "core/listen_address.hpp"  // ServerOptions host and port come from one
 #include "serve/http_types.hpp"
 
 #include <cstddef>
@@ -56,14 +57,6 @@ struct ServerOptions {
   double idle_timeout_seconds = 30;
   double stop_deadline_seconds = 10;  // graceful stop: in-flight requests get this long
 };
-
-// "HOST:PORT", "[IPv6]:PORT" or ":PORT"; nullopt when malformed (no port,
-// port not 0-65535, empty brackets).
-struct ListenAddress {
-  std::string host;  // without brackets; "" for all interfaces
-  std::uint16_t port = 0;
-};
-std::optional<ListenAddress> parse_listen_address(std::string_view text);
 
 class HttpServer {
  public:

@@ -5,7 +5,10 @@
 #include "serve/serve_command.hpp"
 
 #include "analysis/analysis_stack.hpp"
+#include "core/listen_address.hpp"
 #include "core/log.hpp"
+#include "core/signals.hpp"
+#include "core/startup_error.hpp"
 #include "core/utf8.hpp"
 #include "render/job_render.hpp"
 #include "serve/api.hpp"
@@ -14,9 +17,6 @@
 #include "serve/http_server.hpp"
 #include "serve/result_cache.hpp"
 #include "serve/router.hpp"
-
-#include <pthread.h>
-#include <signal.h>
 
 #include <cstring>
 #include <memory>
@@ -28,38 +28,6 @@ namespace {
 
 constexpr std::size_t kMaxThreads = 256;
 constexpr std::size_t kMaxWorkers = 1024;
-
-// Blocks SIGTERM and SIGINT in this thread and every thread started after
-// it. An error before serving gives the old mask back; after a signal the
-// mask stays, so that a second SIGTERM during the graceful stop cannot kill
-// the process on its way to exit 0.
-class BlockedSignals {
- public:
-  BlockedSignals() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGTERM);
-    sigaddset(&set_, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-  }
-  ~BlockedSignals() {
-    if (restore_) pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  BlockedSignals(const BlockedSignals&) = delete;
-  BlockedSignals& operator=(const BlockedSignals&) = delete;
-
-  int wait() const {
-    int signal = 0;
-    while (sigwait(&set_, &signal) != 0) {
-    }
-    restore_ = false;
-    return signal;
-  }
-
- private:
-  sigset_t set_{};
-  sigset_t old_{};
-  mutable bool restore_ = true;
-};
 
 // The HttpService the server calls: the router, plus the metrics of every
 // response.
@@ -92,8 +60,8 @@ std::string url_host(const std::string& host) {
 }
 
 ListenAddress check_options(const ServeOptions& o, AuthMode mode) {
-  auto listen = parse_listen_address(o.listen);
-  if (!listen) throw std::invalid_argument("--listen must be HOST:PORT, [IPv6]:PORT or :PORT, not '" + o.listen + "'");
+  Result<ListenAddress> listen = parse_listen_address(o.listen);
+  if (!listen) throw StartupError("--listen must be HOST:PORT, [IPv6]:PORT or :PORT, not '" + o.listen + "'");
   if (mode == AuthMode::None && !is_loopback_host(listen->host)) {
     throw std::invalid_argument("--auth none is only allowed on a loopback address (" + o.listen +
                                 " is not): use --auth header behind a reverse proxy, or --listen 127.0.0.1:PORT");
@@ -133,7 +101,7 @@ int run_serve(const ServeOptions& options) {
   ListenAddress listen = check_options(options, mode);
 
   // Before any thread exists, so that every thread inherits the mask.
-  BlockedSignals signals;
+  StopSignals signals;
 
   analysis::AnalysisStack stack(options.analysis, analysis::AnalysisStack::WithDirectory::Yes);
 

@@ -9,12 +9,13 @@
 // Connections are opened on first use; one that fails is dropped, so the next
 // call reconnects, and a call whose pooled connection turns out dead (server
 // restart, wait_timeout) is retried once on a fresh one.
+#include "core/passwd.hpp"
+#include "core/secret_file.hpp"
 #include "model/job_id.hpp"
 #include "sources/accounting_factory.hpp"
 #include "sources/accounting_view.hpp"
 #include "sources/mariadb_library.hpp"
 
-#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -69,23 +70,6 @@ std::map<std::uint64_t, std::uint64_t> parse_tres_ids(const std::string& text) {
     at = comma + 1;
   }
   return tres;
-}
-
-std::optional<std::string> user_of_uid(unsigned uid) {
-  std::vector<char> buffer(16384);
-  passwd entry{};
-  passwd* found = nullptr;
-  if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) return std::nullopt;
-  return std::string(found->pw_name);
-}
-
-std::optional<unsigned> uid_of_user(const std::string& name) {
-  std::vector<char> buffer(16384);
-  passwd entry{};
-  passwd* found = nullptr;
-  if (::getpwnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr)
-    return std::nullopt;
-  return found->pw_uid;
 }
 
 class DbAccounting final : public AccountingSource {
@@ -146,7 +130,7 @@ class DbAccounting final : public AccountingSource {
     // an association); else by the association's user name.
     std::vector<SqlParam> params;
     std::string where;
-    if (auto uid = uid_of_user(user)) {
+    if (auto uid = uid_of_user_name(user)) {
       where = " WHERE `id_user` = ?";
       params.emplace_back(static_cast<std::int64_t>(*uid));
     } else {
@@ -295,7 +279,7 @@ class DbAccounting final : public AccountingSource {
 
     if (auto uid = number("id_user")) r.uid = static_cast<unsigned>(*uid);
     r.user = text("user_name");
-    if (r.user.empty() && r.uid) r.user = user_of_uid(*r.uid).value_or(std::to_string(*r.uid));
+    if (r.user.empty() && r.uid) r.user = user_name_of_uid(*r.uid).value_or(std::to_string(*r.uid));
     r.name = text("job_name");
     r.account = text("account");
     r.partition = text("partition");

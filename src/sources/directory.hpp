@@ -38,7 +38,7 @@ class Directory {
   virtual Result<DirectoryUser> user(const std::string& username) = 0;
 };
 
-// Throws std::invalid_argument (one line) for a bad config: a uri that is not
+// Throws StartupError (one line) for a bad config: a uri that is not
 // ldap://, ldaps:// or ldapi://, an empty base, a filter without %s, a
 // bind_dn without a readable, non-empty password_file (read once, here).
 // Throws std::runtime_error when libldap-2.5.so.0 cannot be loaded. Does not

@@ -23,6 +23,9 @@
 #include "sources/directory.hpp"
 
 #include "core/log.hpp"
+#include "core/secret_file.hpp"
+#include "core/signals.hpp"
+#include "core/startup_error.hpp"
 #include "sources/ldap_library.hpp"
 
 #include <algorithm>
@@ -31,15 +34,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
-#include <pthread.h>
-#include <signal.h>
 #include <time.h>
 
 namespace petricore::sources {
@@ -48,7 +48,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kMaxIdle = std::chrono::seconds(60);
 constexpr std::size_t kMaxIdleSessions = 8;
-constexpr std::size_t kMaxPasswordBytes = 4096;
 
 // One line: server diagnostics may hold newlines.
 std::string one_line(std::string text) {
@@ -88,54 +87,37 @@ bool equal_nocase(std::string_view a, std::string_view b) {
 
 // libldap takes a list of URIs separated by spaces or commas (tried in order).
 void validate_uri(const std::string& uri) {
-  if (uri.find_first_not_of(" ,") == std::string::npos) throw std::invalid_argument("ldap uri is empty");
+  if (uri.find_first_not_of(" ,") == std::string::npos) throw StartupError("ldap uri is empty");
   std::size_t pos = 0;
   while ((pos = uri.find_first_not_of(" ,", pos)) != std::string::npos) {
     std::size_t end = uri.find_first_of(" ,", pos);
     std::string_view one = std::string_view(uri).substr(pos, end == std::string::npos ? end : end - pos);
     if (!has_prefix_nocase(one, "ldap://") && !has_prefix_nocase(one, "ldaps://") &&
         !has_prefix_nocase(one, "ldapi://")) {
-      throw std::invalid_argument("ldap uri '" + std::string(one) + "' is not ldap://, ldaps:// or ldapi://");
+      throw StartupError("ldap uri '" + std::string(one) + "' is not ldap://, ldaps:// or ldapi://");
     }
     pos = end;
   }
 }
 
-// The whole file but one trailing line end. An empty password with a bind DN
-// would be an "unauthenticated bind", which servers accept as anonymous: refused.
-std::string read_password_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("ldap password_file " + path + ": " + std::strerror(errno));
-  std::string password;
-  password.resize(kMaxPasswordBytes + 1);
-  in.read(password.data(), static_cast<std::streamsize>(password.size()));
-  if (in.bad()) throw std::invalid_argument("ldap password_file " + path + ": cannot read");
-  password.resize(static_cast<std::size_t>(in.gcount()));
-  if (password.size() > kMaxPasswordBytes) throw std::invalid_argument("ldap password_file " + path + ": too long");
-  if (!password.empty() && password.back() == '\n') password.pop_back();
-  if (!password.empty() && password.back() == '\r') password.pop_back();
-  if (password.empty()) throw std::invalid_argument("ldap password_file " + path + " is empty");
-  return password;
-}
-
 void validate(const LdapConfig& c) {
   validate_uri(c.uri);
-  if (c.base.empty()) throw std::invalid_argument("ldap base is empty");
+  if (c.base.empty()) throw StartupError("ldap base is empty");
   if (c.user_filter.find("%s") == std::string::npos) {
-    throw std::invalid_argument("ldap user_filter '" + c.user_filter + "' has no %s for the user name");
+    throw StartupError("ldap user_filter '" + c.user_filter + "' has no %s for the user name");
   }
   if (c.group_filter.find("%s") == std::string::npos) {
-    throw std::invalid_argument("ldap group_filter '" + c.group_filter + "' has no %s for the user name");
+    throw StartupError("ldap group_filter '" + c.group_filter + "' has no %s for the user name");
   }
-  if (c.mail_attribute.empty()) throw std::invalid_argument("ldap mail_attribute is empty");
+  if (c.mail_attribute.empty()) throw StartupError("ldap mail_attribute is empty");
   if (!std::isfinite(c.timeout_seconds) || c.timeout_seconds <= 0 || c.timeout_seconds > 3600) {
-    throw std::invalid_argument("ldap timeout must be between 0 and 3600 seconds");
+    throw StartupError("ldap timeout must be between 0 and 3600 seconds");
   }
   if (!c.bind_dn.empty() && c.password_file.empty()) {
-    throw std::invalid_argument("ldap bind_dn is set but password_file is not");
+    throw StartupError("ldap bind_dn is set but password_file is not");
   }
   if (c.bind_dn.empty() && !c.password_file.empty()) {
-    throw std::invalid_argument("ldap password_file is set but bind_dn is not (an anonymous bind has no password)");
+    throw StartupError("ldap password_file is set but bind_dn is not (an anonymous bind has no password)");
   }
 }
 
@@ -181,34 +163,6 @@ class AttributeList {
  private:
   std::vector<std::string> names_;
   std::vector<char*> pointers_;
-};
-
-// Blocks SIGPIPE in this thread for its lifetime; a SIGPIPE raised meanwhile
-// (by this thread's writes: the signal is thread-directed) is discarded.
-class SigpipeBlock {
- public:
-  SigpipeBlock() {
-    sigemptyset(&pipe_);
-    sigaddset(&pipe_, SIGPIPE);
-    sigset_t pending;
-    already_pending_ = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
-    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
-  }
-  ~SigpipeBlock() {
-    sigset_t pending;
-    if (!already_pending_ && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
-      const timespec no_wait{};
-      sigtimedwait(&pipe_, nullptr, &no_wait);
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  SigpipeBlock(const SigpipeBlock&) = delete;
-  SigpipeBlock& operator=(const SigpipeBlock&) = delete;
-
- private:
-  sigset_t pipe_{};
-  sigset_t old_{};
-  bool already_pending_ = false;
 };
 
 // The outcome of one exchange with the server.
@@ -436,13 +390,14 @@ class LdapDirectory : public Directory {
 
 std::unique_ptr<Directory> make_ldap_directory(const LdapConfig& config) {
   validate(config);
-  std::string password = config.bind_dn.empty() ? std::string() : read_password_file(config.password_file);
+  std::string password =
+      config.bind_dn.empty() ? std::string() : read_password_file(config.password_file, "ldap password_file");
   const LdapLibrary& lib = ldap_library();  // a missing libldap shows at start, not at the first request
   // ldap_initialize parses the URIs without connecting: a full syntax check.
   LDAP* raw = nullptr;
   int rc = lib.initialize(&raw, config.uri.c_str());
   LdapHandle probe(raw);
-  if (rc != LDAP_SUCCESS) throw std::invalid_argument("ldap uri '" + config.uri + "': " + lib.err2string(rc));
+  if (rc != LDAP_SUCCESS) throw StartupError("ldap uri '" + config.uri + "': " + lib.err2string(rc));
   return std::make_unique<LdapDirectory>(config, std::move(password));
 }
 

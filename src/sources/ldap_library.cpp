@@ -13,20 +13,7 @@ LdapLibrary load() {
   // libldap's own ldap_value_free_len and ldap_memfree.
   SharedLibrary so({"libldap-2.5.so.0", "libldap.so.2"});
   LdapLibrary lib{};
-  so.resolve("ldap_initialize", lib.initialize);
-  so.resolve("ldap_set_option", lib.set_option);
-  so.resolve("ldap_get_option", lib.get_option);
-  so.resolve("ldap_sasl_bind_s", lib.sasl_bind_s);
-  so.resolve("ldap_search_ext_s", lib.search_ext_s);
-  so.resolve("ldap_count_entries", lib.count_entries);
-  so.resolve("ldap_first_entry", lib.first_entry);
-  so.resolve("ldap_next_entry", lib.next_entry);
-  so.resolve("ldap_get_values_len", lib.get_values_len);
-  so.resolve("ldap_value_free_len", lib.value_free_len);
-  so.resolve("ldap_msgfree", lib.msgfree);
-  so.resolve("ldap_unbind_ext_s", lib.unbind_ext_s);
-  so.resolve("ldap_err2string", lib.err2string);
-  so.resolve("ldap_memfree", lib.memfree);
+  PETRICORE_LDAP_FUNCTIONS(PETRICORE_DLSYM_RESOLVE)
   // Any option call on a NULL handle runs the library's one-time global
   // initialisation (it reads ldap.conf); do it here, under the static's guard,
   // rather than in the first of several concurrent ldap_initialize calls.

@@ -5,27 +5,32 @@
 // Everything the library allocates is held by one of the RAII types below.
 #pragma once
 
+#include "core/shared_library.hpp"
+
 #include <ldap.h>
 
 #include <memory>
 
 namespace petricore::sources {
 
+#define PETRICORE_LDAP_FUNCTIONS(X)      \
+  X(initialize, ldap_initialize)         \
+  X(set_option, ldap_set_option)         \
+  X(get_option, ldap_get_option)         \
+  X(sasl_bind_s, ldap_sasl_bind_s)       \
+  X(search_ext_s, ldap_search_ext_s)     \
+  X(count_entries, ldap_count_entries)   \
+  X(first_entry, ldap_first_entry)       \
+  X(next_entry, ldap_next_entry)         \
+  X(get_values_len, ldap_get_values_len) \
+  X(value_free_len, ldap_value_free_len) \
+  X(msgfree, ldap_msgfree)               \
+  X(unbind_ext_s, ldap_unbind_ext_s)     \
+  X(err2string, ldap_err2string)         \
+  X(memfree, ldap_memfree)
+
 struct LdapLibrary {
-  decltype(&::ldap_initialize) initialize;
-  decltype(&::ldap_set_option) set_option;
-  decltype(&::ldap_get_option) get_option;
-  decltype(&::ldap_sasl_bind_s) sasl_bind_s;
-  decltype(&::ldap_search_ext_s) search_ext_s;
-  decltype(&::ldap_count_entries) count_entries;
-  decltype(&::ldap_first_entry) first_entry;
-  decltype(&::ldap_next_entry) next_entry;
-  decltype(&::ldap_get_values_len) get_values_len;
-  decltype(&::ldap_value_free_len) value_free_len;
-  decltype(&::ldap_msgfree) msgfree;
-  decltype(&::ldap_unbind_ext_s) unbind_ext_s;
-  decltype(&::ldap_err2string) err2string;
-  decltype(&::ldap_memfree) memfree;
+  PETRICORE_LDAP_FUNCTIONS(PETRICORE_DLSYM_MEMBER)
 };
 
 // Loads libldap-2.5.so.0 once per process (thread-safe) and runs the

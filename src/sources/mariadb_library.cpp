@@ -1,15 +1,10 @@
 #include "sources/mariadb_library.hpp"
 
 #include "core/shared_library.hpp"
-#include "core/unique_fd.hpp"
 
-#include <fcntl.h>
 #include <mysql.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -18,72 +13,47 @@ namespace petricore::sources {
 namespace {
 
 // Only the functions petricore calls, typed from the library's own header.
+#define PETRICORE_MARIADB_FUNCTIONS(X)                \
+  X(init, mysql_init)                                 \
+  X(close, mysql_close)                               \
+  X(options, mysql_options)                           \
+  X(real_connect, mysql_real_connect)                 \
+  X(error_number, mysql_errno)                        \
+  X(error, mysql_error)                               \
+  X(real_query, mysql_real_query)                     \
+  X(store_result, mysql_store_result)                 \
+  X(free_result, mysql_free_result)                   \
+  X(field_count, mysql_field_count)                   \
+  X(num_fields, mysql_num_fields)                     \
+  X(fetch_row, mysql_fetch_row)                       \
+  X(fetch_lengths, mysql_fetch_lengths)               \
+  X(affected_rows, mysql_affected_rows)               \
+  X(stmt_init, mysql_stmt_init)                       \
+  X(stmt_prepare, mysql_stmt_prepare)                 \
+  X(stmt_param_count, mysql_stmt_param_count)         \
+  X(stmt_bind_param, mysql_stmt_bind_param)           \
+  X(stmt_execute, mysql_stmt_execute)                 \
+  X(stmt_result_metadata, mysql_stmt_result_metadata) \
+  X(stmt_store_result, mysql_stmt_store_result)       \
+  X(stmt_bind_result, mysql_stmt_bind_result)         \
+  X(stmt_fetch, mysql_stmt_fetch)                     \
+  X(stmt_fetch_column, mysql_stmt_fetch_column)       \
+  X(stmt_affected_rows, mysql_stmt_affected_rows)     \
+  X(stmt_error_number, mysql_stmt_errno)              \
+  X(stmt_error, mysql_stmt_error)                     \
+  X(stmt_close, mysql_stmt_close)
+
 struct MariaDbLibrary {
-  decltype(&::mysql_init) init;
-  decltype(&::mysql_close) close;
-  decltype(&::mysql_options) options;
-  decltype(&::mysql_real_connect) real_connect;
-  decltype(&::mysql_errno) error_number;
-  decltype(&::mysql_error) error;
-  decltype(&::mysql_real_query) real_query;
-  decltype(&::mysql_store_result) store_result;
-  decltype(&::mysql_free_result) free_result;
-  decltype(&::mysql_field_count) field_count;
-  decltype(&::mysql_num_fields) num_fields;
-  decltype(&::mysql_fetch_row) fetch_row;
-  decltype(&::mysql_fetch_lengths) fetch_lengths;
-  decltype(&::mysql_affected_rows) affected_rows;
-  decltype(&::mysql_stmt_init) stmt_init;
-  decltype(&::mysql_stmt_prepare) stmt_prepare;
-  decltype(&::mysql_stmt_param_count) stmt_param_count;
-  decltype(&::mysql_stmt_bind_param) stmt_bind_param;
-  decltype(&::mysql_stmt_execute) stmt_execute;
-  decltype(&::mysql_stmt_result_metadata) stmt_result_metadata;
-  decltype(&::mysql_stmt_store_result) stmt_store_result;
-  decltype(&::mysql_stmt_bind_result) stmt_bind_result;
-  decltype(&::mysql_stmt_fetch) stmt_fetch;
-  decltype(&::mysql_stmt_fetch_column) stmt_fetch_column;
-  decltype(&::mysql_stmt_affected_rows) stmt_affected_rows;
-  decltype(&::mysql_stmt_errno) stmt_error_number;
-  decltype(&::mysql_stmt_error) stmt_error;
-  decltype(&::mysql_stmt_close) stmt_close;
+  PETRICORE_MARIADB_FUNCTIONS(PETRICORE_DLSYM_MEMBER)
 };
 
 MariaDbLibrary load() {
   SharedLibrary so("libmariadb.so.3");
   MariaDbLibrary lib{};
-  so.resolve("mysql_init", lib.init);
-  so.resolve("mysql_close", lib.close);
-  so.resolve("mysql_options", lib.options);
-  so.resolve("mysql_real_connect", lib.real_connect);
-  so.resolve("mysql_errno", lib.error_number);
-  so.resolve("mysql_error", lib.error);
-  so.resolve("mysql_real_query", lib.real_query);
-  so.resolve("mysql_store_result", lib.store_result);
-  so.resolve("mysql_free_result", lib.free_result);
-  so.resolve("mysql_field_count", lib.field_count);
-  so.resolve("mysql_num_fields", lib.num_fields);
-  so.resolve("mysql_fetch_row", lib.fetch_row);
-  so.resolve("mysql_fetch_lengths", lib.fetch_lengths);
-  so.resolve("mysql_affected_rows", lib.affected_rows);
-  so.resolve("mysql_stmt_init", lib.stmt_init);
-  so.resolve("mysql_stmt_prepare", lib.stmt_prepare);
-  so.resolve("mysql_stmt_param_count", lib.stmt_param_count);
-  so.resolve("mysql_stmt_bind_param", lib.stmt_bind_param);
-  so.resolve("mysql_stmt_execute", lib.stmt_execute);
-  so.resolve("mysql_stmt_result_metadata", lib.stmt_result_metadata);
-  so.resolve("mysql_stmt_store_result", lib.stmt_store_result);
-  so.resolve("mysql_stmt_bind_result", lib.stmt_bind_result);
-  so.resolve("mysql_stmt_fetch", lib.stmt_fetch);
-  so.resolve("mysql_stmt_fetch_column", lib.stmt_fetch_column);
-  so.resolve("mysql_stmt_affected_rows", lib.stmt_affected_rows);
-  so.resolve("mysql_stmt_errno", lib.stmt_error_number);
-  so.resolve("mysql_stmt_error", lib.stmt_error);
-  so.resolve("mysql_stmt_close", lib.stmt_close);
+  PETRICORE_MARIADB_FUNCTIONS(PETRICORE_DLSYM_RESOLVE)
   // mysql_library_init is a macro for mysql_server_init. mysql_init would
   // call it too, but not thread-safely: do it once, here.
-  decltype(&::mysql_server_init) server_init = nullptr;
-  so.resolve("mysql_server_init", server_init);
+  const auto server_init = PETRICORE_DLSYM(so, mysql_server_init);
   if (server_init(0, nullptr, nullptr) != 0) throw std::runtime_error("cannot initialise libmariadb.so.3");
   return lib;
 }
@@ -112,25 +82,6 @@ const char* or_null(const std::string& s) {
 }
 
 }  // namespace
-
-std::string read_password_file(const std::string& path, const std::string& what) {
-  if (path.empty()) throw std::invalid_argument(what + ": no file given");
-  auto fail = [&](const std::string& why) { return std::invalid_argument(what + " " + path + ": " + why); };
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) throw fail(std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) throw fail("not a regular file");
-  std::string text(4096, '\0');
-  ssize_t got;
-  do got = ::read(fd.get(), text.data(), text.size());
-  while (got < 0 && errno == EINTR);
-  if (got < 0) throw fail(std::strerror(errno));
-  text.resize(static_cast<std::size_t>(got));
-  std::string password = text.substr(0, text.find('\n'));
-  if (!password.empty() && password.back() == '\r') password.pop_back();
-  if (password.empty()) throw fail("the first line is empty");
-  return password;
-}
 
 std::string MariaDbTarget::describe() const {
   if (!host.empty()) return "mariadb at " + host + ":" + std::to_string(port);

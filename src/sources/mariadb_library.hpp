@@ -86,9 +86,4 @@ class MariaDbConnection {
   std::unique_ptr<Impl> impl_;
 };
 
-// The password in the file at `path`: its first line without the line end.
-// Throws std::invalid_argument "<what> <path>: <reason>" when the file is
-// missing, unreadable or empty (bad input: exit 2).
-std::string read_password_file(const std::string& path, const std::string& what);
-
 }  // namespace petricore::sources

@@ -1,12 +1,13 @@
-// sacct, Slurm's accounting command: how petricore runs it (no shell, a
-// timeout, stdout and stderr captured) and a pure parser from its
+// sacct, Slurm's accounting command: its command line (run with
+// core/subprocess) and a pure parser from its
 // `--parsable2` text to JobRecords. The accounting source built on these is
 // make_sacct_accounting() (sources/accounting_factory.hpp).
 #pragma once
 
+#include "core/result.hpp"
+#include "core/subprocess.hpp"
 #include "model/job_id.hpp"
 #include "model/job_record.hpp"
-#include "core/result.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,29 +18,7 @@
 
 namespace petricore::sources {
 
-// ---- Running a command -----------------------------------------------------
-
-struct ProcessOutput {
-  int exit_status = -1;  // WEXITSTATUS; -1 when killed by a signal
-  int signal = 0;        // the terminating signal, 0 when it exited
-  std::string out;
-  std::string err;
-  bool succeeded() const { return exit_status == 0; }
-};
-
-// Runs argv[0] (a path: no PATH search, no shell) with stdin from /dev/null,
-// the caller's environment plus `extra_env` ("NAME=value", replacing NAME),
-// and the signal mask and dispositions reset. After `timeout_seconds` the
-// child is killed (SIGKILL) and reaped. Unavailable when it cannot be
-// started, times out, or writes more than `max_output_bytes` in all; a
-// non-zero exit is not an error here (see ProcessOutput). Thread-safe.
-Result<ProcessOutput> run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
-                                  double timeout_seconds, std::size_t max_output_bytes = 64u << 20);
-
-// `name` when it holds a '/', else the first PATH entry (default
-// /usr/local/bin:/usr/bin:/bin) holding it; nullopt unless that is an
-// executable regular file.
-std::optional<std::string> find_executable(const std::string& name);
+// Running it: core/subprocess.hpp (run_process, find_executable).
 
 // ---- sacct's command line --------------------------------------------------
 

@@ -16,8 +16,8 @@
 # their steps' TotalCPU, MaxRSS and task layout, user lists, threads,
 # reconnection); --dry-run shows <redacted>; a password with quotes stays
 # data; --drop removes the user and the views (keeping views another web
-# host's account still reads); bad input exits 2 and a refused DB 1, in one
-# line.
+# host's account still reads); bad input (a world-readable password file
+# among it) exits 2 and a refused DB 1, in one line.
 #
 # Usage: mariadb_test.sh PETRICORE_BINARY
 # Prints "ok - ..." / "not ok - ..." per check and "N passed, M failed";
@@ -61,8 +61,8 @@ mariadb_root <"$here/../../scripts/lib/slurm_acct_db.sql" || bail "could not loa
 # A password with quotes, a backslash and a backquote: it must stay data.
 password="it's a \"test\" \\\` $RANDOM$RANDOM"
 printf '%s\n' "$password" >"$T/password"
-chmod 600 "$T/password"
 printf 'not-the-password\n' >"$T/wrong-password"
+chmod 600 "$T/password" "$T/wrong-password"  # a group- or world-readable password file is refused
 
 init_db() {  # init_db ARGS...: stdout to $T/out, stderr to $T/err, returns the status
   "$PETRICORE" init-db --cluster itest --password-file "$T/password" --db-socket "$MDB_SOCKET" "$@" \
@@ -271,9 +271,15 @@ rc=$?
 one_line_error "missing password file" 2 "--password-file $T/none: No such file or directory" $rc
 check "missing password file: nothing on stdout" [ ! -s "$T/out" ]
 : >"$T/empty"
+chmod 600 "$T/empty"
 "$PETRICORE" init-db --cluster itest --web-host 127.0.0.1 --password-file "$T/empty" --db-socket "$MDB_SOCKET" \
   >"$T/out" 2>"$T/err"
 one_line_error "empty password file" 2 "empty" $?
+printf 'x\n' >"$T/open-password"
+chmod 644 "$T/open-password"
+"$PETRICORE" init-db --cluster itest --web-host 127.0.0.1 --password-file "$T/open-password" --db-socket "$MDB_SOCKET" \
+  >"$T/out" 2>"$T/err"
+one_line_error "world-readable password file" 2 "--password-file $T/open-password: readable by group or others" $?
 init_db --web-host 127.0.0.1 --admin-password-file "$T/none"
 one_line_error "missing admin password file" 2 "--admin-password-file" $?
 "$PETRICORE" init-db --cluster nosuch --web-host 127.0.0.1 --password-file "$T/password" --db-socket "$MDB_SOCKET" \

@@ -8,6 +8,7 @@
 #include "sources/accounting_factory.hpp"
 #include "sources/accounting_view.hpp"
 #include "sources/mariadb_library.hpp"
+#include "core/secret_file.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -494,7 +495,7 @@ TEST_CASE("MariaDB connection: bound parameters, NULL, values longer than the fe
   target.host = host;
   target.port = static_cast<unsigned>(std::stoul(env("PETRICORE_TEST_DB_PORT")));
   target.user = "petricore";
-  target.password = read_password_file(env("PETRICORE_TEST_DB_PASSWORD_FILE"), "password");
+  target.password = petricore::read_password_file(env("PETRICORE_TEST_DB_PASSWORD_FILE"), "password");
   auto c = MariaDbConnection::connect(target);
   REQUIRE(c.ok());
   auto r = c->run("SELECT REPEAT(?, ?), ?, ? + 1", {std::string("ab"), std::int64_t{600}, nullptr, std::int64_t{41}});

@@ -135,10 +135,11 @@ TEST_CASE("a bad ldap configuration is refused with one line", "[ldap]") {
   const std::filesystem::path empty =
       std::filesystem::temp_directory_path() / ("petricore-ldap-test-" + std::to_string(::getpid()));
   std::ofstream(empty).put('\n');
+  std::filesystem::permissions(empty, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   c = good;
   c.bind_dn = "cn=reader,dc=example,dc=org";
   c.password_file = empty.string();
-  CHECK(refused(c) == "ldap password_file " + empty.string() + " is empty");
+  CHECK(refused(c) == "ldap password_file " + empty.string() + ": empty");
   std::filesystem::remove(empty);
 
   CHECK(refused(good) == "accepted");
