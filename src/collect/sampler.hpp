@@ -1,6 +1,7 @@
 // One collection pass over every job on the node: discovers the jobs through
-// the layout, reads their cgroup files and their processes' /proc files, and
-// returns one JobSample per job. Keeps per-job state between passes (CPU time
+// the layout, reads their cgroup files and their processes' /proc files
+// through the collectors of job_collectors.hpp, one per source, and returns
+// one JobSample per job. Keeps per-job state between passes (CPU time
 // for rates, I/O of exited processes, the scratch flag, the memory high-water
 // mark, cached static facts) and forgets a job when it ends, handing its final
 // sample out once. A job whose CPU time goes down (its cgroup name reused by

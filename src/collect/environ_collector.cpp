@@ -1,0 +1,69 @@
+#include "collect/environ_collector.hpp"
+
+#include "collect/kernel_formats.hpp"
+
+#include <pwd.h>
+
+#include <charconv>
+#include <string_view>
+
+namespace petricore::collect {
+
+namespace {
+
+constexpr int kEnvironReadsPerPass = 3;
+constexpr int kMaxEnvironReads = 24;
+
+std::string user_name(unsigned uid) {
+  struct passwd pw;
+  struct passwd* found = nullptr;
+  char buffer[1024];
+  if (::getpwuid_r(uid, &pw, buffer, sizeof buffer, &found) == 0 && found != nullptr) return found->pw_name;
+  return std::to_string(uid);
+}
+
+std::optional<unsigned> parse_uid(std::string_view text) {
+  unsigned value = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (r.ec != std::errc{} || r.ptr != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+void EnvironCollector::read_environ(int pid, EnvironState& state, JobFacts& facts) {
+  ++state.reads;
+  auto env = procfs_.environ(pid);
+  if (!env || !environ_value(*env, "SLURM_JOB_ID")) {
+    state.tried.insert(pid);
+    return;
+  }
+  if (auto gpus = environ_value(*env, "SLURM_JOB_GPUS"))
+    facts.gpus = split_gpu_list(*gpus);
+  else if (auto step_gpus = environ_value(*env, "SLURM_STEP_GPUS"))
+    facts.gpus = split_gpu_list(*step_gpus);
+  if (auto account = environ_value(*env, "SLURM_JOB_ACCOUNT")) facts.account = *account;
+  if (!facts.uid) {
+    if (auto uid = environ_value(*env, "SLURM_JOB_UID")) facts.uid = parse_uid(*uid);
+  }
+  state.found = true;
+  state.tried.clear();
+}
+
+void EnvironCollector::collect_job(JobContext& job, EnvironState& state, JobSample& /*out*/) {
+  JobFacts& facts = job.facts;
+  int reads_this_pass = 0;
+  // Process by process, the environment before the owner: a job's own
+  // SLURM_JOB_UID wins over the owner of a process seen later.
+  for (int pid : job.processes->pids) {
+    if (!state.found && state.reads < kMaxEnvironReads && reads_this_pass < kEnvironReadsPerPass &&
+        !state.tried.count(pid)) {
+      ++reads_this_pass;
+      read_environ(pid, state, facts);
+    }
+    if (!facts.uid) facts.uid = procfs_.owner_uid(pid);
+  }
+  if (facts.uid && facts.user.empty()) facts.user = user_name(*facts.uid);
+}
+
+}  // namespace petricore::collect

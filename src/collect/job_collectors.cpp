@@ -1,0 +1,24 @@
+#include "collect/job_collectors.hpp"
+
+#include "collect/cgroup_cpu_collector.hpp"
+#include "collect/cgroup_memory_collector.hpp"
+#include "collect/cpuset_collector.hpp"
+#include "collect/environ_collector.hpp"
+#include "collect/process_collector.hpp"
+#include "collect/sampler.hpp"
+
+namespace petricore::collect {
+
+std::vector<std::unique_ptr<JobCollector>> make_job_collectors(CgroupReader& cgroups, ProcfsReader& procfs,
+                                                               const SamplerOptions& options) {
+  std::vector<std::unique_ptr<JobCollector>> collectors;
+  collectors.push_back(std::make_unique<CpusetCollector>(cgroups));
+  collectors.push_back(
+      std::make_unique<ProcessCollector>(cgroups, procfs, options.scratch_prefixes, options.max_proc_names));
+  collectors.push_back(std::make_unique<EnvironCollector>(procfs));
+  collectors.push_back(std::make_unique<CgroupCpuCollector>(cgroups));
+  collectors.push_back(std::make_unique<CgroupMemoryCollector>(cgroups));
+  return collectors;
+}
+
+}  // namespace petricore::collect
