@@ -22,7 +22,8 @@ Result<std::string> read_secret_file(const std::string& path) {
   if (!S_ISREG(st.st_mode)) return fail("not a regular file");
   // Checked on the open file, so a rename between check and read cannot
   // swap in another one.
-  if ((st.st_mode & (S_IRGRP | S_IROTH)) != 0) return fail("readable by group or others (chmod 600 it)");
+  if ((st.st_mode & S_IRWXO) != 0) return fail("readable or writable by others (chmod 640 or 600 it)");
+  if ((st.st_mode & S_IWGRP) != 0) return fail("writable by group (chmod 640 or 600 it)");
   // One byte more than allowed tells "too long" from "exactly the limit".
   std::string text(kMaxSecretBytes + 1, '\0');
   std::size_t have = 0;

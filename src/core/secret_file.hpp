@@ -1,17 +1,20 @@
 // Secrets (the SMTP, LDAP and MariaDB passwords) come only from files, never
 // from the command line. Every password file follows one rule:
 //
-//   a regular file without the group and other read bits (0600, 0400), at
-//   most 4096 bytes, non-empty; the secret is the whole content but one
-//   trailing line end ("\n" or "\r\n").
+//   a regular file that others cannot read or write and its group cannot
+//   write (0600, 0640, 0400, 0440), at most 4096 bytes, non-empty; the
+//   secret is the whole content but one trailing line end ("\n" or "\r\n").
 //
-// Why refuse a readable file rather than warn: like ssh with a private key, a
-// password others can read is no longer a secret, and a refusal at start is
+// Why the group may read: a daemon's secret is commonly root:<service> 0640
+// (the service cannot change it), and one file may serve two service users
+// through a group (serve's "petricore", slurmctld's MailProg as SlurmUser).
+// Why refuse an open file rather than warn: like ssh with a private key, a
+// password everyone can read is no longer a secret, and a refusal at start is
 // seen at once where a warning in a log is not.
 //
 // A refused file is an error whose message names the file and says why in one
-// line ("<path>: readable by group or others (chmod 600 it)"); the caller puts
-// the setting in front ("--password-file <path>: ...").
+// line ("<path>: readable or writable by others (chmod 640 or 600 it)"); the
+// caller puts the setting in front ("--password-file <path>: ...").
 #pragma once
 
 #include <cstddef>

@@ -62,7 +62,7 @@ mariadb_root <"$here/../../scripts/lib/slurm_acct_db.sql" || bail "could not loa
 password="it's a \"test\" \\\` $RANDOM$RANDOM"
 printf '%s\n' "$password" >"$T/password"
 printf 'not-the-password\n' >"$T/wrong-password"
-chmod 600 "$T/password" "$T/wrong-password"  # a group- or world-readable password file is refused
+chmod 600 "$T/password" "$T/wrong-password"  # a password file others can read is refused
 
 init_db() {  # init_db ARGS...: stdout to $T/out, stderr to $T/err, returns the status
   "$PETRICORE" init-db --cluster itest --password-file "$T/password" --db-socket "$MDB_SOCKET" "$@" \
@@ -279,7 +279,7 @@ printf 'x\n' >"$T/open-password"
 chmod 644 "$T/open-password"
 "$PETRICORE" init-db --cluster itest --web-host 127.0.0.1 --password-file "$T/open-password" --db-socket "$MDB_SOCKET" \
   >"$T/out" 2>"$T/err"
-one_line_error "world-readable password file" 2 "--password-file $T/open-password: readable by group or others" $?
+one_line_error "world-readable password file" 2 "--password-file $T/open-password: readable or writable by others" $?
 init_db --web-host 127.0.0.1 --admin-password-file "$T/none"
 one_line_error "missing admin password file" 2 "--admin-password-file" $?
 "$PETRICORE" init-db --cluster nosuch --web-host 127.0.0.1 --password-file "$T/password" --db-socket "$MDB_SOCKET" \

@@ -47,15 +47,22 @@ TEST_CASE("a secret is the whole file but one trailing line end", "[secret_file]
   CHECK(read(std::string(kMaxSecretBytes, 'x')) == "'" + std::string(kMaxSecretBytes, 'x') + "'");
 }
 
-TEST_CASE("a group- or world-readable secret file is refused, naming the file", "[secret_file]") {
-  CHECK(read("s3cret\n", 0640) == ": readable by group or others (chmod 600 it)");
-  CHECK(read("s3cret\n", 0604) == ": readable by group or others (chmod 600 it)");
-  CHECK(read("s3cret\n", 0400) == "'s3cret'");
+TEST_CASE("a secret file others can read or write, or its group can write, is refused, naming the file",
+          "[secret_file]") {
+  CHECK(read("s3cret\n", 0604) == ": readable or writable by others (chmod 640 or 600 it)");
+  CHECK(read("s3cret\n", 0602) == ": readable or writable by others (chmod 640 or 600 it)");
+  CHECK(read("s3cret\n", 0620) == ": writable by group (chmod 640 or 600 it)");
   SecretFile file("s3cret\n", 0644);
   Result<std::string> secret = read_secret_file(file.path());
   REQUIRE_FALSE(secret);
   CHECK(secret.error().kind == Error::Kind::BadInput);
-  CHECK(secret.error().message == file.path() + ": readable by group or others (chmod 600 it)");
+  CHECK(secret.error().message == file.path() + ": readable or writable by others (chmod 640 or 600 it)");
+}
+
+TEST_CASE("a secret file its group may only read is accepted (root:<service> 0640)", "[secret_file]") {
+  CHECK(read("s3cret\n", 0640) == "'s3cret'");
+  CHECK(read("s3cret\n", 0440) == "'s3cret'");
+  CHECK(read("s3cret\n", 0400) == "'s3cret'");
 }
 
 TEST_CASE("empty, too long, missing and non-regular secret files are refused", "[secret_file]") {
