@@ -423,7 +423,7 @@ void job_table(Layout& layout, const JobUsage& usage) {
   cell("Ended", job.end ? text::iso8601_utc(*job.end) : job.start ? "still running" : "not yet");
   std::string runtime = usage.runtime_seconds ? text::duration(*usage.runtime_seconds) : "unknown";
   if (job.time_limit_seconds) runtime += " of " + text::duration(*job.time_limit_seconds);
-  if (auto fraction = text::time_fraction(usage)) runtime += " (" + text::number(100 * *fraction) + " %)";
+  if (auto fraction = usage.time_limit_fraction) runtime += " (" + text::number(100 * *fraction) + " %)";
   cell("Runtime", runtime);
   std::string nodes = job.alloc_nodes > 0 ? std::to_string(job.alloc_nodes) : "unknown";
   if (!job.node_list.empty()) nodes += ": " + job.node_list;
@@ -482,7 +482,7 @@ void usage_table(Layout& layout, const JobUsage& usage) {
   if (usage.no_metrics()) layout.row("Metrics", text::kNoSamples);
   const model::JobRecord& job = usage.job;
   std::string efficiency;
-  if (auto share = text::cpu_efficiency_percent(usage))
+  if (auto share = usage.cpu_efficiency_percent)
     efficiency =
         " (" + text::number(*share) + " % of the " + plural(job.alloc_cpus, "allocated CPU", "allocated CPUs") + ")";
   layout.row("CPU efficiency", text::cpu_usage(usage, efficiency));
