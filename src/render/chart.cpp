@@ -962,10 +962,6 @@ void draw_legend(Painter& p, const Legend& legend, double scale, double width,
   }
 }
 
-double luminance(Rgb c) {
-  return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------

@@ -11,6 +11,8 @@
 // many as fit and says how many more there are.
 #pragma once
 
+#include "render/colour.hpp"
+
 #include <cairo.h>
 
 #include <cstddef>
@@ -89,10 +91,6 @@ const char* content_type(ImageFormat format);
 
 // The geometry the drawing uses, exposed for tests and for callers that put
 // marks over a chart.
-
-struct Rgb {
-  double r = 0, g = 0, b = 0;  // 0..1
-};
 
 // The colour of line `index` (and pie slice `index`): eight colours that
 // colour-blind readers can tell apart, repeating from the 9th (where lines

@@ -6,9 +6,8 @@
 // embedded font subsets.
 #include "render/pdf_report.hpp"
 
-#include "core/utf8.hpp"
-
 #include "render/cairo_library.hpp"
+#include "render/canvas.hpp"
 #include "render/chart.hpp"
 #include "render/job_charts.hpp"
 #include "render/text_format.hpp"
@@ -52,9 +51,6 @@ constexpr double kTagWidth = 62;
 
 constexpr const char* kFamily = "sans-serif";
 
-struct Rgb {
-  double r, g, b;
-};
 constexpr Rgb kInk{0.10, 0.10, 0.12};
 constexpr Rgb kMuted{0.38, 0.38, 0.42};
 constexpr Rgb kRule{0.75, 0.75, 0.78};
@@ -92,47 +88,22 @@ constexpr Font kCaption{9, false, true, kMuted};
 constexpr Font kFooter{8, false, false, kMuted};
 constexpr Font kTag{7.5, true, false, kWhite};
 
-struct SurfaceDeleter {
-  void operator()(cairo_surface_t* s) const { cairo_library().surface_destroy(s); }
-};
-struct ContextDeleter {
-  void operator()(cairo_t* cr) const { cairo_library().destroy(cr); }
-};
-using SurfacePtr = std::unique_ptr<cairo_surface_t, SurfaceDeleter>;
-using ContextPtr = std::unique_ptr<cairo_t, ContextDeleter>;
-
-cairo_status_t append_to_string(void* closure, const unsigned char* data, unsigned int length) {
-  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
-  return CAIRO_STATUS_SUCCESS;
-}
-
-// cairo refuses invalid UTF-8 (and the whole context stays in error), and
-// shows control characters as boxes: a job name from sacct may hold either.
-std::string clean(const std::string& s) {
-  return printable_utf8(s);
-}
-
 // Text on one cairo context: measuring for the layout, showing for the page.
+// Takes any text: it is cleaned (canvas.hpp) before cairo sees it.
 class Pen {
  public:
-  Pen(const CairoLibrary& c, cairo_t* cr) : c_(c), cr_(cr) {}
-  const CairoLibrary& lib() const { return c_; }
-  cairo_t* cr() const { return cr_; }
+  explicit Pen(cairo_t* cr) : canvas_(cr) {}
+  const CairoLibrary& lib() const { return canvas_.lib(); }
+  cairo_t* cr() const { return canvas_.cr(); }
 
-  void colour(Rgb rgb) const { c_.set_source_rgb(cr_, rgb.r, rgb.g, rgb.b); }
+  void colour(Rgb rgb) const { canvas_.colour(rgb); }
 
   void font(const Font& f) const {
-    c_.select_font_face(cr_, kFamily, f.italic ? CAIRO_FONT_SLANT_ITALIC : CAIRO_FONT_SLANT_NORMAL,
-                        f.bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-    c_.set_font_size(cr_, f.size);
+    canvas_.font(kFamily, f.size, f.bold, f.italic);
     colour(f.colour);
   }
 
-  double width(const std::string& s) const {
-    cairo_text_extents_t e;
-    c_.text_extents(cr_, clean(s).c_str(), &e);
-    return e.x_advance;
-  }
+  double width(const std::string& s) const { return canvas_.width(clean_text(s)); }
 
   // `text` (in `f`) broken at spaces into lines no wider than `max_width`;
   // a "%" stays with its number, a word too long for a line is cut.
@@ -140,7 +111,7 @@ class Pen {
     font(f);
     std::vector<std::string> lines;
     std::string line;
-    const std::string text = clean(raw);
+    const std::string text = clean_text(raw);
     std::size_t at = 0;
     while (at < text.size()) {
       std::size_t space = text.find(' ', at);
@@ -155,7 +126,7 @@ class Pen {
         line = std::move(word);
       }
       while (width(line) > max_width && line.size() > 1) {
-        std::size_t cut = fitting_prefix(line, max_width);
+        std::size_t cut = canvas_.fitting_prefix(line, max_width);
         lines.push_back(line.substr(0, cut));
         line.erase(0, cut);
       }
@@ -164,42 +135,20 @@ class Pen {
     return lines;
   }
 
-  void show(double x, double baseline, const std::string& s) const {
-    c_.move_to(cr_, x, baseline);
-    c_.show_text(cr_, clean(s).c_str());
-  }
+  void show(double x, double baseline, const std::string& s) const { canvas_.show(x, baseline, clean_text(s)); }
 
   void show_right(double right, double baseline, const std::string& s) const { show(right - width(s), baseline, s); }
 
   void rule(double x0, double x1, double y, Rgb rgb, double line_width = 0.6) const {
     colour(rgb);
-    c_.set_line_width(cr_, line_width);
-    c_.move_to(cr_, x0, y);
-    c_.line_to(cr_, x1, y);
-    c_.stroke(cr_);
+    lib().set_line_width(cr(), line_width);
+    canvas_.line(x0, y, x1, y);
   }
 
-  void box(double x, double y, double w, double h, Rgb rgb) const {
-    colour(rgb);
-    c_.rectangle(cr_, x, y, w, h);
-    c_.fill(cr_);
-  }
+  void box(double x, double y, double w, double h, Rgb rgb) const { canvas_.box(x, y, w, h, rgb); }
 
  private:
-  // The longest prefix of `s` (at a UTF-8 character boundary, at least one
-  // character) no wider than `max_width`.
-  std::size_t fitting_prefix(const std::string& s, double max_width) const {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i <= s.size(); ++i) {
-      if (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;
-      if (best != 0 && width(s.substr(0, i)) > max_width) break;
-      best = i;
-    }
-    return best;
-  }
-
-  const CairoLibrary& c_;
-  cairo_t* cr_;
+  Canvas canvas_;
 };
 
 // The baseline of a line of `f` whose box starts at `top`.
@@ -395,7 +344,7 @@ void title_block(Layout& layout, const JobUsage& usage, const PdfOptions& option
       double x = kLeft + pen.width("Job page: ");
       // cairo's tag attributes quote with single quotes, escaped by '\'.
       std::string quoted;
-      for (char ch : clean(url)) {
+      for (char ch : clean_text(url)) {
         if (ch == '\'' || ch == '\\') quoted += '\\';
         quoted += ch;
       }
@@ -604,9 +553,8 @@ void footer(const Pen& pen, const std::string& job_id, std::size_t page, std::si
   pen.show_right(kRight, kFooterBaseline, "page " + std::to_string(page) + " of " + std::to_string(pages));
 }
 
-void check(const CairoLibrary& c, cairo_status_t status, const char* what) {
-  if (status != CAIRO_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cairo PDF report: ") + what + ": " + c.status_to_string(status));
+void check(cairo_status_t status, const char* what) {
+  check_status(status, std::string("cairo PDF report: ") + what);
 }
 
 }  // namespace
@@ -617,13 +565,13 @@ std::string pdf_report(const model::JobReport& report, const PdfOptions& options
   std::string bytes;
   {
     SurfacePtr surface(c.pdf_surface_create_for_stream(append_to_string, &bytes, kPageWidth, kPageHeight));
-    check(c, c.surface_status(surface.get()), "creating the surface");
+    check(c.surface_status(surface.get()), "creating the surface");
     c.pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_TITLE,
-                               clean("petricore report for job " + usage.job.job_id).c_str());
+                               clean_text("petricore report for job " + usage.job.job_id).c_str());
     c.pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_CREATOR, "petricore");
     ContextPtr cr(c.create(surface.get()));
-    check(c, c.status(cr.get()), "creating the context");
-    Pen pen(c, cr.get());
+    check(c.status(cr.get()), "creating the context");
+    Pen pen(cr.get());
 
     Layout layout(pen);
     title_block(layout, usage, options);
@@ -639,10 +587,10 @@ std::string pdf_report(const model::JobReport& report, const PdfOptions& options
       footer(pen, usage.job.job_id, i + 1, pages.size());
       c.show_page(cr.get());
     }
-    check(c, c.status(cr.get()), "drawing");
+    check(c.status(cr.get()), "drawing");
     cr.reset();
     c.surface_finish(surface.get());
-    check(c, c.surface_status(surface.get()), "writing");
+    check(c.surface_status(surface.get()), "writing");
   }
   return bytes;
 }
