@@ -1,6 +1,6 @@
-// Line and pie charts drawn with cairo in one visual style (chart_style in
-// chart.cpp): PNG for /plot and /pie, SVG for the HTML page, and drawn
-// straight onto a PDF page by the report.
+// Line and pie charts drawn with cairo in one visual style (chart_style.hpp):
+// PNG for /plot and /pie, SVG for the HTML page, and drawn straight onto a
+// PDF page by the report.
 //
 // Promises: the image has exactly the requested size; every line has its own
 // colour and, from the 9th on, its own dash pattern (readable in grey-scale
