@@ -46,6 +46,24 @@ void Painter::text(const std::string& s, double x, double y, double align) const
   c().new_path(cr());
 }
 
+double lay_out_title(Painter& p, std::string_view title, double width, double top, double scale, ChartTitle& out) {
+  const double m = kStyle.margin * scale;
+  out.text = clean_label(title);
+  out.font = std::max(font_px(kStyle.title_size, scale), kStyle.min_title_font);
+  if (out.text.empty()) return top;
+  p.font(out.font, true);
+  out.text = p.fit(out.text, width - 2 * m);
+  out.baseline = top + p.ascent();
+  return top + (p.line_height() + 0.4 * m);  // grouped as the layouts always added it
+}
+
+void draw_title(Painter& p, const ChartTitle& title, double width) {
+  if (title.text.empty()) return;
+  p.font(title.font, true);
+  p.colour(kStyle.text);
+  p.text(title.text, width / 2, title.baseline, 0.5);
+}
+
 void begin_canvas(const Painter& p, double width, double height) {
   const auto& c = p.c();
   c.save(p.cr());

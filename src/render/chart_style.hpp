@@ -101,6 +101,17 @@ class Painter : public Canvas {
   double ascent_ = 0, descent_ = 0, size_ = 0;
 };
 
+// A chart's title: bold, centred at the top, cut to the width.
+struct ChartTitle {
+  std::string text;  // clean and fitted; empty: no title
+  double font = 0, baseline = 0;
+};
+
+// Lays out `title` with its box starting at `top` in a chart `width` wide;
+// returns where what follows starts (`top` without a title).
+double lay_out_title(Painter& p, std::string_view title, double width, double top, double scale, ChartTitle& out);
+void draw_title(Painter& p, const ChartTitle& title, double width);
+
 // Every chart draws clipped to its own rectangle, on the background colour;
 // the caller restores the cairo state when it is done.
 void begin_canvas(const Painter& p, double width, double height);

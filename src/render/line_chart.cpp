@@ -23,8 +23,7 @@ struct LineLayout {
   bool has_values = false;
   bool has_time = false;
   PlotArea plot;
-  std::string title;
-  double title_font = 0, title_baseline = 0;
+  ChartTitle title;
   double tick_font = 0, axis_font = 0;
   std::vector<double> y_ticks;
   std::vector<std::string> y_labels;
@@ -87,8 +86,6 @@ LineLayout layout_line_chart(Painter& p, const LineChart& chart, double width, d
   if (std::isfinite(chart.y_top_at_least) && chart.y_top_at_least <= kMaxAbsValue)
     hi = std::max(hi, chart.y_top_at_least);
 
-  L.title = clean_label(chart.title);
-  L.title_font = std::max(font_px(kStyle.title_size, s), kStyle.min_title_font);
   L.tick_font = font_px(kStyle.tick_size, s);
   L.axis_font = font_px(kStyle.axis_title_size, s);
   L.legend.font = font_px(kStyle.legend_size, s);
@@ -105,14 +102,7 @@ LineLayout layout_line_chart(Painter& p, const LineChart& chart, double width, d
     return L;
   }
 
-  // Title.
-  double top = m;
-  if (!L.title.empty()) {
-    p.font(L.title_font, true);
-    L.title = p.fit(L.title, width - 2 * m);
-    L.title_baseline = top + p.ascent();
-    top += p.line_height() + 0.4 * m;
-  }
+  double top = lay_out_title(p, chart.title, width, m, s, L.title);
 
   // Legend, at the bottom across the whole width.
   p.font(L.legend.font);
@@ -220,11 +210,7 @@ void draw_line_chart(cairo_t* cr, const LineChart& chart, double width, double h
   auto crisp = [](double v) { return std::floor(v) + 0.5; };
 
   if (!L.tiny) {
-    if (!L.title.empty()) {
-      p.font(L.title_font, true);
-      p.colour(kStyle.text);
-      p.text(L.title, width / 2, L.title_baseline, 0.5);
-    }
+    draw_title(p, L.title, width);
     // Grid.
     p.colour(kStyle.grid);
     c.set_line_width(cr, std::max(kStyle.grid_width * s, 1.0));

@@ -22,8 +22,7 @@ struct PieLayout {
   bool tiny = false;
   bool empty = true;
   PieArea area;
-  std::string title;
-  double title_font = 0, title_baseline = 0;
+  ChartTitle title;
   std::vector<double> fractions;  // of the total, per slice (0 for invalid)
   Legend legend;
   double content_top = 0;
@@ -57,15 +56,7 @@ PieLayout layout_pie_chart(Painter& p, const PieChart& chart, double width, doub
     return L;
   }
 
-  double top = m;
-  L.title = clean_label(chart.title);
-  L.title_font = std::max(font_px(kStyle.title_size, s), kStyle.min_title_font);
-  if (!L.title.empty()) {
-    p.font(L.title_font, true);
-    L.title = p.fit(L.title, width - 2 * m);
-    L.title_baseline = top + p.ascent();
-    top += p.line_height() + 0.4 * m;
-  }
+  double top = lay_out_title(p, chart.title, width, m, s, L.title);
   L.content_top = top;
   double cw = width - 2 * m, ch = height - m - top;
   if (L.empty || cw <= 0 || ch <= 0) {
@@ -145,11 +136,7 @@ void draw_pie_chart(cairo_t* cr, const PieChart& chart, double width, double hei
   const double s = L.scale;
   const PieArea& a = L.area;
 
-  if (!L.tiny && !L.title.empty()) {
-    p.font(L.title_font, true);
-    p.colour(kStyle.text);
-    p.text(L.title, width / 2, L.title_baseline, 0.5);
-  }
+  if (!L.tiny) draw_title(p, L.title, width);
   if (L.empty) {
     if (!L.tiny) {
       p.font(font_px(kStyle.axis_title_size, s));
