@@ -185,93 +185,83 @@ void draw_legend_sample(const Painter& p, const LegendEntry& e, double x, double
   c.set_dash(p.cr(), nullptr, 0, 0);
 }
 
-}  // namespace
-
-PlotArea line_chart_plot_area(const LineChart& chart, double width, double height) {
-  ScratchContext scratch;
-  Painter p(scratch.cr.get());
-  return layout_line_chart(p, chart, width, height).plot;
-}
-
-void draw_line_chart(cairo_t* cr, const LineChart& chart, double width, double height) {
-  if (!drawable(cr, width, height)) return;
-  Painter p(cr);
+// The title, grid, axes with their ticks and labels, and the axis titles.
+void draw_axes(Painter& p, const LineLayout& L, double width) {
   const auto& c = p.c();
-  begin_canvas(p, width, height);
-  c.set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
-  c.set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-
-  LineLayout L = layout_line_chart(p, chart, width, height);
+  cairo_t* cr = p.cr();
   const PlotArea& plot = L.plot;
   const double s = L.scale;
   const double m = kStyle.margin * s;
   double right = plot.left + plot.width, bottom = plot.top + plot.height;
   // Grid and axis lines on pixel centres: crisp at 1 px.
   auto crisp = [](double v) { return std::floor(v) + 0.5; };
-
-  if (!L.tiny) {
-    draw_title(p, L.title, width);
-    // Grid.
-    p.colour(kStyle.grid);
-    c.set_line_width(cr, std::max(kStyle.grid_width * s, 1.0));
-    for (double v : L.y_ticks) {
-      double y = crisp(plot.y_of(v));
-      c.move_to(cr, plot.left, y);
-      c.line_to(cr, right, y);
-    }
-    for (double t : L.x.ticks) {
-      double x = crisp(plot.x_of(t));
-      c.move_to(cr, x, plot.top);
-      c.line_to(cr, x, bottom);
-    }
-    c.stroke(cr);
-    // Axes and ticks.
-    p.colour(kStyle.axis);
-    c.set_line_width(cr, std::max(kStyle.axis_width * s, 1.0));
-    double tick_len = 4 * s;
-    double x_axis_y = crisp(bottom);
-    c.move_to(cr, crisp(plot.left), plot.top);
-    c.line_to(cr, crisp(plot.left), x_axis_y);
-    c.line_to(cr, right, x_axis_y);
-    for (double t : L.x.ticks) {
-      c.move_to(cr, crisp(plot.x_of(t)), x_axis_y);
-      c.rel_line_to(cr, 0, tick_len);
-    }
-    for (double v : L.y_ticks) {
-      c.move_to(cr, crisp(plot.left), crisp(plot.y_of(v)));
-      c.rel_line_to(cr, -tick_len, 0);
-    }
-    c.stroke(cr);
-    // Tick labels.
-    p.font(L.tick_font);
-    p.colour(kStyle.muted);
-    for (std::size_t i = 0; i < L.y_ticks.size(); ++i)
-      p.text(L.y_labels[i], plot.left - tick_len - 0.3 * m, p.centred_baseline(plot.y_of(L.y_ticks[i])), 1);
-    double label_y = bottom + tick_len + 0.3 * m + p.ascent();
-    for (std::size_t i = 0; i < L.x.ticks.size(); ++i) {
-      double w = p.width(L.x.labels[i]);
-      double x = std::clamp(plot.x_of(L.x.ticks[i]), w / 2 + 2, width - w / 2 - 2);
-      p.text(L.x.labels[i], x, label_y, 0.5);
-    }
-    // Axis titles.
-    p.font(L.axis_font);
-    p.colour(kStyle.text);
-    p.text(L.x_title, plot.left + plot.width / 2, L.x_title_baseline, 0.5);
-    if (!L.y_title.empty()) {
-      c.save(cr);
-      c.translate(cr, L.y_title_baseline, plot.top + plot.height / 2);
-      c.rotate(cr, -M_PI / 2);
-      p.text(L.y_title, 0, 0, 0.5);
-      c.restore(cr);
-    }
-    if (!L.has_values) {
-      p.font(L.axis_font);
-      p.colour(kStyle.muted);
-      p.text("no data", plot.left + plot.width / 2, p.centred_baseline(plot.top + plot.height / 2), 0.5);
-    }
+  draw_title(p, L.title, width);
+  // Grid.
+  p.colour(kStyle.grid);
+  c.set_line_width(cr, std::max(kStyle.grid_width * s, 1.0));
+  for (double v : L.y_ticks) {
+    double y = crisp(plot.y_of(v));
+    c.move_to(cr, plot.left, y);
+    c.line_to(cr, right, y);
   }
+  for (double t : L.x.ticks) {
+    double x = crisp(plot.x_of(t));
+    c.move_to(cr, x, plot.top);
+    c.line_to(cr, x, bottom);
+  }
+  c.stroke(cr);
+  // Axes and ticks.
+  p.colour(kStyle.axis);
+  c.set_line_width(cr, std::max(kStyle.axis_width * s, 1.0));
+  double tick_len = 4 * s;
+  double x_axis_y = crisp(bottom);
+  c.move_to(cr, crisp(plot.left), plot.top);
+  c.line_to(cr, crisp(plot.left), x_axis_y);
+  c.line_to(cr, right, x_axis_y);
+  for (double t : L.x.ticks) {
+    c.move_to(cr, crisp(plot.x_of(t)), x_axis_y);
+    c.rel_line_to(cr, 0, tick_len);
+  }
+  for (double v : L.y_ticks) {
+    c.move_to(cr, crisp(plot.left), crisp(plot.y_of(v)));
+    c.rel_line_to(cr, -tick_len, 0);
+  }
+  c.stroke(cr);
+  // Tick labels.
+  p.font(L.tick_font);
+  p.colour(kStyle.muted);
+  for (std::size_t i = 0; i < L.y_ticks.size(); ++i)
+    p.text(L.y_labels[i], plot.left - tick_len - 0.3 * m, p.centred_baseline(plot.y_of(L.y_ticks[i])), 1);
+  double label_y = bottom + tick_len + 0.3 * m + p.ascent();
+  for (std::size_t i = 0; i < L.x.ticks.size(); ++i) {
+    double w = p.width(L.x.labels[i]);
+    double x = std::clamp(plot.x_of(L.x.ticks[i]), w / 2 + 2, width - w / 2 - 2);
+    p.text(L.x.labels[i], x, label_y, 0.5);
+  }
+  // Axis titles.
+  p.font(L.axis_font);
+  p.colour(kStyle.text);
+  p.text(L.x_title, plot.left + plot.width / 2, L.x_title_baseline, 0.5);
+  if (!L.y_title.empty()) {
+    c.save(cr);
+    c.translate(cr, L.y_title_baseline, plot.top + plot.height / 2);
+    c.rotate(cr, -M_PI / 2);
+    p.text(L.y_title, 0, 0, 0.5);
+    c.restore(cr);
+  }
+  if (!L.has_values) {
+    p.font(L.axis_font);
+    p.colour(kStyle.muted);
+    p.text("no data", plot.left + plot.width / 2, p.centred_baseline(plot.top + plot.height / 2), 0.5);
+  }
+}
 
-  // Lines, clipped to the plot (with room for a line at the edge).
+// The lines and the reference line, clipped to the plot (with room for a
+// line at the edge).
+void draw_data(Painter& p, const LineChart& chart, const PlotArea& plot, double s) {
+  const auto& c = p.c();
+  cairo_t* cr = p.cr();
+  double right = plot.left + plot.width, bottom = plot.top + plot.height;
   c.save(cr);
   // On whole pixels: cairo clips a pixel-aligned rectangle without a mask.
   double pad = 3 * s;
@@ -290,6 +280,28 @@ void draw_line_chart(cairo_t* cr, const LineChart& chart, double width, double h
     c.set_dash(cr, nullptr, 0, 0);
   }
   c.restore(cr);
+}
+
+}  // namespace
+
+PlotArea line_chart_plot_area(const LineChart& chart, double width, double height) {
+  ScratchContext scratch;
+  Painter p(scratch.cr.get());
+  return layout_line_chart(p, chart, width, height).plot;
+}
+
+void draw_line_chart(cairo_t* cr, const LineChart& chart, double width, double height) {
+  if (!drawable(cr, width, height)) return;
+  Painter p(cr);
+  const auto& c = p.c();
+  begin_canvas(p, width, height);
+  c.set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+  c.set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+
+  LineLayout L = layout_line_chart(p, chart, width, height);
+  const double s = L.scale;
+  if (!L.tiny) draw_axes(p, L, width);
+  draw_data(p, chart, L.plot, s);
 
   if (!L.tiny) {
     double sample_len = legend_sample_length(L.legend.font);
