@@ -1,5 +1,7 @@
 #include "analysis/rules.hpp"
 
+#include "core/number_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,30 +12,16 @@
 
 namespace petricore::analysis {
 
-using model::JobRecord;
-using model::JobUsage;
 using model::CoreTime;
 using model::FigureSource;
 using model::Finding;
-using model::Severity;
+using model::JobRecord;
+using model::JobUsage;
 using model::RuleThresholds;
+using model::Severity;
 namespace {
 
 using Findings = std::vector<Finding>;
-
-// Numbers inside sentences: at most `decimals` places, no trailing zeros
-// ("42.5", "3000"), so messages read like a person wrote them.
-std::string number_text(double value, int decimals = 1) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  std::string text = buffer;
-  if (text.find('.') != std::string::npos) {
-    text.erase(text.find_last_not_of('0') + 1);
-    if (text.back() == '.') text.pop_back();
-  }
-  if (text == "-0") text = "0";
-  return text;
-}
 
 // Slurm's --time accepts hours:minutes:seconds with hours above 24.
 std::string duration_text(std::int64_t seconds) {
@@ -45,20 +33,6 @@ std::string duration_text(std::int64_t seconds) {
 
 std::string plural(double count, const char* one, const char* many) {
   return number_text(count, 0) + " " + (count == 1 ? one : many);
-}
-
-// Whole-job CPU use per allocated core, in % (the jobs_cpu_percent mean is
-// summed over nodes, alloc_cpus counts every node's cores).
-std::optional<double> cpu_efficiency_percent(const JobUsage& usage) {
-  if (!usage.cpu_avg_percent || usage.job.alloc_cpus <= 0) return std::nullopt;
-  return *usage.cpu_avg_percent / usage.job.alloc_cpus;
-}
-
-// Peak resident memory over the allocation: the page cache is not the job's
-// use (the kernel reclaims it), so it never counts here.
-std::optional<double> memory_ratio(const JobUsage& usage) {
-  if (!usage.memory_resident_mb || !usage.job.alloc_mem_mb || !(*usage.job.alloc_mem_mb > 0)) return std::nullopt;
-  return *usage.memory_resident_mb / *usage.job.alloc_mem_mb;
 }
 
 // A memory request for `per_node_mb` on every node, in the form the job
@@ -131,7 +105,7 @@ void check_job_state(const JobUsage& usage, const RuleThresholds&, Findings& out
 }
 
 void check_cpu_efficiency(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
-  auto efficiency = cpu_efficiency_percent(usage);
+  const auto& efficiency = usage.cpu_efficiency_percent;
   if (!efficiency || *efficiency >= t.cpu_efficiency_warning) return;
   bool critical = *efficiency < t.cpu_efficiency_critical;
   int cores = usage.job.alloc_cpus;
@@ -210,7 +184,7 @@ std::string one_core_request(const JobRecord& job) {
 }
 
 void check_serial_on_many_cores(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
-  auto efficiency = cpu_efficiency_percent(usage);
+  const auto& efficiency = usage.cpu_efficiency_percent;
   int cores = usage.job.alloc_cpus;
   if (!efficiency || cores <= 1) return;
   // efficiency ÷ (1/cores): how many cores' worth the job kept busy.
@@ -239,7 +213,7 @@ void check_memory_overallocated(const JobUsage& usage, const RuleThresholds& t, 
   // waits for the end, like the time limit's advice. A job that ran out of
   // memory has one memory advice only: its state's, to ask for more.
   if (usage.job.running() || usage.job.state == "OUT_OF_MEMORY") return;
-  auto ratio = memory_ratio(usage);
+  const auto& ratio = usage.memory_fraction;
   if (!ratio || *ratio >= t.memory_overallocated_ratio) return;
   double wanted = t.memory_request_factor * largest_node_resident(usage);  // per node
   std::string cache;
@@ -344,9 +318,8 @@ void check_gpu_unused(const JobUsage& usage, const RuleThresholds&, Findings& ou
 
 void check_time_overrequested(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
   const JobRecord& job = usage.job;
-  if (job.state != "COMPLETED" || !job.time_limit_seconds || *job.time_limit_seconds <= 0 || !usage.runtime_seconds)
-    return;
-  double ratio = static_cast<double>(*usage.runtime_seconds) / static_cast<double>(*job.time_limit_seconds);
+  if (job.state != "COMPLETED" || !usage.time_limit_fraction) return;
+  double ratio = *usage.time_limit_fraction;
   if (ratio >= t.time_warning_ratio) return;
   bool critical = ratio < t.time_critical_ratio;
   // The runtime plus half again, in whole minutes: margin for slower runs.

@@ -15,7 +15,6 @@
 
 namespace petricore::model {
 
-
 struct CoreTime {
   std::string core;    // "<node>_core_<n>"
   double seconds = 0;  // jobs_cpu_time_core at the job's end
@@ -89,6 +88,18 @@ struct JobUsage {
 
   // The raw series by metric name, kept for charts.
   std::map<std::string, std::vector<Series>> series;
+
+  // Ratios of the figures above, computed once by summarize() so that the
+  // rules and every face read the same number; absent when a side of the
+  // division is unknown.
+  // cpu_avg_percent per allocated CPU, in % (the mean is summed over nodes,
+  // alloc_cpus counts every node's CPUs): how busy it kept what it asked for.
+  std::optional<double> cpu_efficiency_percent;
+  // memory_resident_mb over alloc_mem_mb, a fraction: the page cache is not
+  // the job's use (the kernel reclaims it), so it never counts here.
+  std::optional<double> memory_fraction;
+  // runtime_seconds over the time limit, a fraction.
+  std::optional<double> time_limit_fraction;
 
   // Figures that could not be known, each as "<figure>: <why>" (one line).
   std::vector<std::string> missing;

@@ -1,6 +1,6 @@
-// Line and pie charts drawn with cairo in one visual style (chart_style in
-// chart.cpp): PNG for /plot and /pie, SVG for the HTML page, and drawn
-// straight onto a PDF page by the report.
+// Line and pie charts drawn with cairo in one visual style (chart_style.hpp):
+// PNG for /plot and /pie, SVG for the HTML page, and drawn straight onto a
+// PDF page by the report.
 //
 // Promises: the image has exactly the requested size; every line has its own
 // colour and, from the 9th on, its own dash pattern (readable in grey-scale
@@ -10,6 +10,8 @@
 // points per line draws without error; with many lines the legend shows as
 // many as fit and says how many more there are.
 #pragma once
+
+#include "render/colour.hpp"
 
 #include <cairo.h>
 
@@ -89,10 +91,6 @@ const char* content_type(ImageFormat format);
 
 // The geometry the drawing uses, exposed for tests and for callers that put
 // marks over a chart.
-
-struct Rgb {
-  double r = 0, g = 0, b = 0;  // 0..1
-};
 
 // The colour of line `index` (and pie slice `index`): eight colours that
 // colour-blind readers can tell apart, repeating from the 9th (where lines

@@ -145,13 +145,13 @@ std::string allocation(const JobRecord& job) {
 std::string runtime(const JobUsage& usage) {
   std::string text = usage.runtime_seconds ? text::duration(*usage.runtime_seconds) : "unknown";
   if (usage.job.time_limit_seconds) text += " of " + text::duration(*usage.job.time_limit_seconds) + " asked for";
-  if (auto fraction = text::time_fraction(usage)) text += " (" + text::number(100 * *fraction) + " %)";
+  if (auto fraction = usage.time_limit_fraction) text += " (" + text::number(100 * *fraction) + " %)";
   return text;
 }
 
 std::string cpu(const JobUsage& usage) {
   std::string efficiency;
-  if (auto share = text::cpu_efficiency_percent(usage))
+  if (auto share = usage.cpu_efficiency_percent)
     efficiency = " (" + text::number(*share) + " % of the " + std::to_string(usage.job.alloc_cpus) + " allocated " +
                  plural(usage.job.alloc_cpus, "CPU", "CPUs") + ")";
   return text::cpu_usage(usage, efficiency);

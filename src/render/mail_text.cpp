@@ -100,7 +100,7 @@ void cpu_and_memory(std::ostream& out, const JobUsage& usage) {
   header(out, "Usage Data");
   if (usage.no_metrics()) out << "No samples were recorded; the figures below are from Slurm accounting.\n";
   std::string efficiency;
-  if (auto share = text::cpu_efficiency_percent(usage))
+  if (auto share = usage.cpu_efficiency_percent)
     efficiency = " (" + text::number(*share) + " % of the " + std::to_string(usage.job.alloc_cpus) + " allocated CPUs)";
   out << "CPU usage: " << text::cpu_usage(usage, efficiency) << '\n';
   if (!usage.cpu_time_core.empty())

@@ -6,11 +6,11 @@
 // embedded font subsets.
 #include "render/pdf_report.hpp"
 
-#include "core/utf8.hpp"
-
 #include "render/cairo_library.hpp"
+#include "render/canvas.hpp"
 #include "render/chart.hpp"
 #include "render/job_charts.hpp"
+#include "render/pdf_layout.hpp"
 #include "render/text_format.hpp"
 
 #include <algorithm>
@@ -25,41 +25,18 @@
 namespace petricore::render {
 namespace {
 
+using namespace pdf;
 using model::Finding;
 using model::JobUsage;
 using model::Severity;
-
-// A4 portrait in points, 2 cm margins; the footer sits in the bottom margin.
-constexpr double kPageWidth = 595.28;
-constexpr double kPageHeight = 841.89;
-constexpr double kMargin = 56.69;
-constexpr double kLeft = kMargin;
-constexpr double kRight = kPageWidth - kMargin;
-constexpr double kWidth = kRight - kLeft;
-constexpr double kTop = kMargin;
-constexpr double kBottom = kPageHeight - kMargin;
-constexpr double kFooterBaseline = kPageHeight - kMargin + 26;
 
 // Two charts share a page; the heading, caption and gap fit around each.
 constexpr double kChartHeight = 268;
 // The pie page: user vs system needs little room, the per-core legend much.
 constexpr double kModePieHeight = 230;
 constexpr double kCorePieHeight = 350;
-// The summary table's label column and a finding's severity tag column.
-constexpr double kLabelWidth = 118;
-constexpr double kPairLabelWidth = 66;
+// A finding's severity tag column.
 constexpr double kTagWidth = 62;
-
-constexpr const char* kFamily = "sans-serif";
-
-struct Rgb {
-  double r, g, b;
-};
-constexpr Rgb kInk{0.10, 0.10, 0.12};
-constexpr Rgb kMuted{0.38, 0.38, 0.42};
-constexpr Rgb kRule{0.75, 0.75, 0.78};
-constexpr Rgb kZebra{0.95, 0.95, 0.96};
-constexpr Rgb kWhite{1, 1, 1};
 
 // Dark enough that the white word on the tag stays legible in grey-scale.
 Rgb severity_colour(Severity severity) {
@@ -74,297 +51,41 @@ Rgb severity_colour(Severity severity) {
   return kMuted;
 }
 
-struct Font {
-  double size = 9.5;
-  bool bold = false;
-  bool italic = false;
-  Rgb colour = kInk;
-  double line_height() const { return size * 1.38; }
-};
-constexpr Font kBody{9.5};
-constexpr Font kLabel{9.5, true, false, kInk};
-constexpr Font kTitle{19, true};
-constexpr Font kSubtitle{9.5, false, false, kMuted};
-constexpr Font kHeading{13, true};
-constexpr Font kMessage{10};
-constexpr Font kAdvice{9.5, false, true, kMuted};
-constexpr Font kCaption{9, false, true, kMuted};
-constexpr Font kFooter{8, false, false, kMuted};
-constexpr Font kTag{7.5, true, false, kWhite};
-
-struct SurfaceDeleter {
-  void operator()(cairo_surface_t* s) const { cairo_library().surface_destroy(s); }
-};
-struct ContextDeleter {
-  void operator()(cairo_t* cr) const { cairo_library().destroy(cr); }
-};
-using SurfacePtr = std::unique_ptr<cairo_surface_t, SurfaceDeleter>;
-using ContextPtr = std::unique_ptr<cairo_t, ContextDeleter>;
-
-cairo_status_t append_to_string(void* closure, const unsigned char* data, unsigned int length) {
-  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
-  return CAIRO_STATUS_SUCCESS;
-}
-
-// cairo refuses invalid UTF-8 (and the whole context stays in error), and
-// shows control characters as boxes: a job name from sacct may hold either.
-std::string clean(const std::string& s) {
-  return printable_utf8(s);
-}
-
-// Text on one cairo context: measuring for the layout, showing for the page.
-class Pen {
- public:
-  Pen(const CairoLibrary& c, cairo_t* cr) : c_(c), cr_(cr) {}
-  const CairoLibrary& lib() const { return c_; }
-  cairo_t* cr() const { return cr_; }
-
-  void colour(Rgb rgb) const { c_.set_source_rgb(cr_, rgb.r, rgb.g, rgb.b); }
-
-  void font(const Font& f) const {
-    c_.select_font_face(cr_, kFamily, f.italic ? CAIRO_FONT_SLANT_ITALIC : CAIRO_FONT_SLANT_NORMAL,
-                        f.bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-    c_.set_font_size(cr_, f.size);
-    colour(f.colour);
-  }
-
-  double width(const std::string& s) const {
-    cairo_text_extents_t e;
-    c_.text_extents(cr_, clean(s).c_str(), &e);
-    return e.x_advance;
-  }
-
-  // `text` (in `f`) broken at spaces into lines no wider than `max_width`;
-  // a "%" stays with its number, a word too long for a line is cut.
-  std::vector<std::string> wrap(const std::string& raw, const Font& f, double max_width) const {
-    font(f);
-    std::vector<std::string> lines;
-    std::string line;
-    const std::string text = clean(raw);
-    std::size_t at = 0;
-    while (at < text.size()) {
-      std::size_t space = text.find(' ', at);
-      std::string word = text.substr(at, space == std::string::npos ? std::string::npos : space - at);
-      at = space == std::string::npos ? text.size() : space + 1;
-      if (word.empty()) continue;
-      std::string candidate = line.empty() ? word : line + ' ' + word;
-      if (line.empty() || word[0] == '%' || width(candidate) <= max_width) {
-        line = std::move(candidate);
-      } else {
-        lines.push_back(std::move(line));
-        line = std::move(word);
-      }
-      while (width(line) > max_width && line.size() > 1) {
-        std::size_t cut = fitting_prefix(line, max_width);
-        lines.push_back(line.substr(0, cut));
-        line.erase(0, cut);
-      }
-    }
-    if (!line.empty() || lines.empty()) lines.push_back(line);
-    return lines;
-  }
-
-  void show(double x, double baseline, const std::string& s) const {
-    c_.move_to(cr_, x, baseline);
-    c_.show_text(cr_, clean(s).c_str());
-  }
-
-  void show_right(double right, double baseline, const std::string& s) const { show(right - width(s), baseline, s); }
-
-  void rule(double x0, double x1, double y, Rgb rgb, double line_width = 0.6) const {
-    colour(rgb);
-    c_.set_line_width(cr_, line_width);
-    c_.move_to(cr_, x0, y);
-    c_.line_to(cr_, x1, y);
-    c_.stroke(cr_);
-  }
-
-  void box(double x, double y, double w, double h, Rgb rgb) const {
-    colour(rgb);
-    c_.rectangle(cr_, x, y, w, h);
-    c_.fill(cr_);
-  }
-
- private:
-  // The longest prefix of `s` (at a UTF-8 character boundary, at least one
-  // character) no wider than `max_width`.
-  std::size_t fitting_prefix(const std::string& s, double max_width) const {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i <= s.size(); ++i) {
-      if (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;
-      if (best != 0 && width(s.substr(0, i)) > max_width) break;
-      best = i;
-    }
-    return best;
-  }
-
-  const CairoLibrary& c_;
-  cairo_t* cr_;
-};
-
-// The baseline of a line of `f` whose box starts at `top`.
-double baseline(double top, const Font& f) {
-  return top + f.size * 1.08;
-}
-
-// One unit of the flow: drawn at its top y, never split across pages.
-struct Block {
-  double height = 0;
-  bool page_break_before = false;
-  // Moves to the next page with its successor (a heading with its first
-  // line, the lines of one finding), unless the chain is taller than a page.
-  bool keep_with_next = false;
-  // Dropped at the top of a page.
-  bool spacer = false;
-  std::function<void(const Pen&, double top)> draw;
-};
-
-using Page = std::vector<std::pair<const Block*, double>>;
-
-std::vector<Page> paginate(const std::vector<Block>& blocks) {
-  std::vector<Page> pages(1);
-  double y = kTop;
-  auto next_page = [&] {
-    pages.emplace_back();
-    y = kTop;
-  };
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    const Block& block = blocks[i];
-    double chain = block.height;
-    for (std::size_t j = i; j + 1 < blocks.size() && blocks[j].keep_with_next; ++j) chain += blocks[j + 1].height;
-    bool empty = pages.back().empty();
-    if (!empty &&
-        (block.page_break_before || (chain <= kBottom - kTop && y + chain > kBottom) || y + block.height > kBottom))
-      next_page();
-    if (block.spacer && pages.back().empty()) continue;
-    pages.back().emplace_back(&block, y);
-    y += block.height;
-  }
-  return pages;
-}
-
-class Layout {
- public:
-  explicit Layout(const Pen& pen) : pen_(pen) {}
-  std::vector<Block>& blocks() { return blocks_; }
-
-  void space(double height) {
+// A finding: its severity tag, message and advice, kept together.
+void finding(Layout& layout, const Finding& f) {
+  const double indent = kTagWidth + 10;
+  auto message = layout.pen().wrap(f.message, kMessage, kWidth - indent);
+  auto advice = layout.pen().wrap("Advice: " + f.advice, kAdvice, kWidth - indent);
+  std::string word = model::severity_name(f.severity);
+  for (char& ch : word) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  for (std::size_t i = 0; i < message.size(); ++i) {
     Block b;
-    b.height = height;
-    b.spacer = true;
-    blocks_.push_back(std::move(b));
-  }
-
-  // A paragraph, one block per line; `keep` holds its lines together.
-  void paragraph(const std::string& text, const Font& f, double indent = 0, bool keep = true) {
-    for (const std::string& line : pen_.wrap(text, f, kWidth - indent)) {
-      Block b;
-      b.height = f.line_height();
-      b.keep_with_next = keep;
-      b.draw = [line, f, indent](const Pen& pen, double top) {
-        pen.font(f);
-        pen.show(kLeft + indent, baseline(top, f), line);
-      };
-      blocks_.push_back(std::move(b));
-    }
-    blocks_.back().keep_with_next = false;
-  }
-
-  void heading(const std::string& text, bool new_page = false) {
-    space(10);
-    Block b;
-    b.height = kHeading.line_height() + 6;
-    b.page_break_before = new_page;
+    b.height = kMessage.line_height();
     b.keep_with_next = true;
-    b.draw = [text](const Pen& pen, double top) {
-      pen.font(kHeading);
-      pen.show(kLeft, baseline(top, kHeading), text);
-      pen.rule(kLeft, kRight, top + kHeading.line_height() + 1.5, kRule);
-    };
-    blocks_.push_back(std::move(b));
-  }
-
-  // A label and its (wrapped) value; every other row shaded.
-  void row(const std::string& label, const std::string& value) { row({{label, value}}); }
-
-  // Several label-value cells side by side in equal columns.
-  void row(const std::vector<std::pair<std::string, std::string>>& cells) {
-    const double cell_width = kWidth / static_cast<double>(cells.size());
-    const double label_width = cells.size() == 1 ? kLabelWidth : kPairLabelWidth;
-    std::vector<std::vector<std::string>> values;
-    std::size_t lines = 1;
-    for (const auto& cell : cells) {
-      values.push_back(pen_.wrap(cell.second, kBody, cell_width - label_width - 8));
-      lines = std::max(lines, values.back().size());
-    }
-    Block b;
-    b.height = kBody.line_height() * static_cast<double>(lines) + 4;
-    bool shaded = zebra_++ % 2 == 1;
-    b.draw = [cells, values, shaded, cell_width, label_width, height = b.height](const Pen& pen, double top) {
-      if (shaded) pen.box(kLeft, top, kWidth, height, kZebra);
-      for (std::size_t c = 0; c < cells.size(); ++c) {
-        double x = kLeft + cell_width * static_cast<double>(c);
-        pen.font(kLabel);
-        pen.show(x + 4, baseline(top + 2, kBody), cells[c].first);
-        pen.font(kBody);
-        for (std::size_t i = 0; i < values[c].size(); ++i)
-          pen.show(x + label_width, baseline(top + 2 + kBody.line_height() * static_cast<double>(i), kBody),
-                   values[c][i]);
+    b.draw = [line = message[i], tag = i == 0, word, colour = severity_colour(f.severity), indent](const Pen& pen,
+                                                                                                   double top) {
+      if (tag) {
+        pen.box(kLeft, top + 0.5, kTagWidth, kMessage.line_height() - 1, colour);
+        pen.font(kTag);
+        pen.show(kLeft + (kTagWidth - pen.width(word)) / 2, top + kMessage.line_height() / 2 + kTag.size * 0.36, word);
       }
+      pen.font(kMessage);
+      pen.show(kLeft + indent, baseline(top, kMessage), line);
     };
-    blocks_.push_back(std::move(b));
+    layout.blocks().push_back(std::move(b));
   }
-  void table_start() { zebra_ = 0; }
-
-  void finding(const Finding& f) {
-    const double indent = kTagWidth + 10;
-    auto message = pen_.wrap(f.message, kMessage, kWidth - indent);
-    auto advice = pen_.wrap("Advice: " + f.advice, kAdvice, kWidth - indent);
-    std::string word = model::severity_name(f.severity);
-    for (char& ch : word) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    for (std::size_t i = 0; i < message.size(); ++i) {
-      Block b;
-      b.height = kMessage.line_height();
-      b.keep_with_next = true;
-      b.draw = [line = message[i], tag = i == 0, word, colour = severity_colour(f.severity), indent](const Pen& pen,
-                                                                                                     double top) {
-        if (tag) {
-          pen.box(kLeft, top + 0.5, kTagWidth, kMessage.line_height() - 1, colour);
-          pen.font(kTag);
-          pen.show(kLeft + (kTagWidth - pen.width(word)) / 2, top + kMessage.line_height() / 2 + kTag.size * 0.36,
-                   word);
-        }
-        pen.font(kMessage);
-        pen.show(kLeft + indent, baseline(top, kMessage), line);
-      };
-      blocks_.push_back(std::move(b));
-    }
-    for (std::size_t i = 0; i < advice.size(); ++i) {
-      Block b;
-      b.height = kAdvice.line_height();
-      b.keep_with_next = i + 1 < advice.size();
-      b.draw = [line = advice[i], indent](const Pen& pen, double top) {
-        pen.font(kAdvice);
-        pen.show(kLeft + indent, baseline(top, kAdvice), line);
-      };
-      blocks_.push_back(std::move(b));
-    }
-    space(7);
-  }
-
-  void figure(double height, std::function<void(const Pen&, double top)> draw) {
+  for (std::size_t i = 0; i < advice.size(); ++i) {
     Block b;
-    b.height = height + 6;
-    b.keep_with_next = true;
-    b.draw = std::move(draw);
-    blocks_.push_back(std::move(b));
+    b.height = kAdvice.line_height();
+    b.keep_with_next = i + 1 < advice.size();
+    b.draw = [line = advice[i], indent](const Pen& pen, double top) {
+      pen.font(kAdvice);
+      pen.show(kLeft + indent, baseline(top, kAdvice), line);
+    };
+    layout.blocks().push_back(std::move(b));
   }
-
- private:
-  const Pen& pen_;
-  std::vector<Block> blocks_;
-  int zebra_ = 0;
-};
+  layout.space(7);
+}
 
 std::string lower_first(std::string s) {
   // "Resident memory" -> "resident memory", but "CPU use" stays.
@@ -395,7 +116,7 @@ void title_block(Layout& layout, const JobUsage& usage, const PdfOptions& option
       double x = kLeft + pen.width("Job page: ");
       // cairo's tag attributes quote with single quotes, escaped by '\'.
       std::string quoted;
-      for (char ch : clean(url)) {
+      for (char ch : clean_text(url)) {
         if (ch == '\'' || ch == '\\') quoted += '\\';
         quoted += ch;
       }
@@ -423,7 +144,7 @@ void job_table(Layout& layout, const JobUsage& usage) {
   cell("Ended", job.end ? text::iso8601_utc(*job.end) : job.start ? "still running" : "not yet");
   std::string runtime = usage.runtime_seconds ? text::duration(*usage.runtime_seconds) : "unknown";
   if (job.time_limit_seconds) runtime += " of " + text::duration(*job.time_limit_seconds);
-  if (auto fraction = text::time_fraction(usage)) runtime += " (" + text::number(100 * *fraction) + " %)";
+  if (auto fraction = usage.time_limit_fraction) runtime += " (" + text::number(100 * *fraction) + " %)";
   cell("Runtime", runtime);
   std::string nodes = job.alloc_nodes > 0 ? std::to_string(job.alloc_nodes) : "unknown";
   if (!job.node_list.empty()) nodes += ": " + job.node_list;
@@ -482,7 +203,7 @@ void usage_table(Layout& layout, const JobUsage& usage) {
   if (usage.no_metrics()) layout.row("Metrics", text::kNoSamples);
   const model::JobRecord& job = usage.job;
   std::string efficiency;
-  if (auto share = text::cpu_efficiency_percent(usage))
+  if (auto share = usage.cpu_efficiency_percent)
     efficiency =
         " (" + text::number(*share) + " % of the " + plural(job.alloc_cpus, "allocated CPU", "allocated CPUs") + ")";
   layout.row("CPU efficiency", text::cpu_usage(usage, efficiency));
@@ -502,7 +223,7 @@ void findings_section(Layout& layout, const std::vector<Finding>& findings) {
     layout.paragraph("No problems found.", kMessage);
     return;
   }
-  for (const Finding& f : findings) layout.finding(f);
+  for (const Finding& f : findings) finding(layout, f);
 }
 
 const ChartMetric& metric_info(const std::string& metric) {
@@ -604,9 +325,8 @@ void footer(const Pen& pen, const std::string& job_id, std::size_t page, std::si
   pen.show_right(kRight, kFooterBaseline, "page " + std::to_string(page) + " of " + std::to_string(pages));
 }
 
-void check(const CairoLibrary& c, cairo_status_t status, const char* what) {
-  if (status != CAIRO_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cairo PDF report: ") + what + ": " + c.status_to_string(status));
+void check(cairo_status_t status, const char* what) {
+  check_status(status, std::string("cairo PDF report: ") + what);
 }
 
 }  // namespace
@@ -617,13 +337,13 @@ std::string pdf_report(const model::JobReport& report, const PdfOptions& options
   std::string bytes;
   {
     SurfacePtr surface(c.pdf_surface_create_for_stream(append_to_string, &bytes, kPageWidth, kPageHeight));
-    check(c, c.surface_status(surface.get()), "creating the surface");
+    check(c.surface_status(surface.get()), "creating the surface");
     c.pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_TITLE,
-                               clean("petricore report for job " + usage.job.job_id).c_str());
+                               clean_text("petricore report for job " + usage.job.job_id).c_str());
     c.pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_CREATOR, "petricore");
     ContextPtr cr(c.create(surface.get()));
-    check(c, c.status(cr.get()), "creating the context");
-    Pen pen(c, cr.get());
+    check(c.status(cr.get()), "creating the context");
+    Pen pen(cr.get());
 
     Layout layout(pen);
     title_block(layout, usage, options);
@@ -639,10 +359,10 @@ std::string pdf_report(const model::JobReport& report, const PdfOptions& options
       footer(pen, usage.job.job_id, i + 1, pages.size());
       c.show_page(cr.get());
     }
-    check(c, c.status(cr.get()), "drawing");
+    check(c.status(cr.get()), "drawing");
     cr.reset();
     c.surface_finish(surface.get());
-    check(c, c.surface_status(surface.get()), "writing");
+    check(c.surface_status(surface.get()), "writing");
   }
   return bytes;
 }

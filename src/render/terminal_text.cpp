@@ -104,7 +104,7 @@ void figures(std::ostream& out, const JobUsage& usage) {
   const model::JobRecord& job = usage.job;
   std::string runtime = usage.runtime_seconds ? text::duration(*usage.runtime_seconds) : "unknown";
   if (job.time_limit_seconds) runtime += " of " + text::duration(*job.time_limit_seconds);
-  if (auto fraction = text::time_fraction(usage)) runtime += " (" + text::number(100 * *fraction) + " %)";
+  if (auto fraction = usage.time_limit_fraction) runtime += " (" + text::number(100 * *fraction) + " %)";
   row(out, "Runtime", runtime);
   if (job.start)
     row(out, "Window", text::iso8601_utc(*job.start) + " to " + (job.end ? text::iso8601_utc(*job.end) : "now"));
@@ -124,7 +124,7 @@ void figures(std::ostream& out, const JobUsage& usage) {
   if (usage.cpu_avg_percent) {
     cpu = text::number(*usage.cpu_avg_percent) + " % mean";
     if (usage.cpu_max_percent) cpu += ", " + text::number(*usage.cpu_max_percent) + " % max";
-    if (auto efficiency = text::cpu_efficiency_percent(usage)) cpu += " (" + text::number(*efficiency) + " % per core)";
+    if (auto efficiency = usage.cpu_efficiency_percent) cpu += " (" + text::number(*efficiency) + " % per core)";
     cpu += text::source_note(usage.cpu_time_source);
   } else if (usage.cpu_max_percent) {
     cpu = text::number(*usage.cpu_max_percent) + " % max (mean unknown)";
@@ -137,7 +137,7 @@ void figures(std::ostream& out, const JobUsage& usage) {
   // "102 MB resident at peak (5 % of 2048 MB); with page cache 140 MB (reclaimable)"
   std::string memory = usage.memory_resident_mb ? text::amount(usage.memory_resident_mb, "MB") + " resident at peak"
                                                 : std::string("resident unknown");
-  if (auto fraction = text::memory_fraction(usage))
+  if (auto fraction = usage.memory_fraction)
     memory += " (" + text::number(100 * *fraction) + " % of " + text::number(*usage.job.alloc_mem_mb) + " MB)";
   if (usage.memory_resident_mb) memory += text::source_note(usage.memory_resident_source);
   memory += text::page_cache_note(usage);
@@ -149,9 +149,9 @@ void figures(std::ostream& out, const JobUsage& usage) {
 
 void bars(std::ostream& out, const model::JobReport& report) {
   const JobUsage& usage = report.usage;
-  auto cpu = text::cpu_efficiency_percent(usage);
-  auto memory = text::memory_fraction(usage);
-  auto time = text::time_fraction(usage);
+  auto cpu = usage.cpu_efficiency_percent;
+  auto memory = usage.memory_fraction;
+  auto time = usage.time_limit_fraction;
   if (!cpu && !memory && !time) return;
   out << '\n';
   if (cpu) bar(out, "CPU", *cpu, worst_of(report.findings, {"cpu_efficiency", "serial_on_many_cores"}));

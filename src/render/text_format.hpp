@@ -3,6 +3,7 @@
 // shared by job_json.cpp, mail_text.cpp and terminal_text.cpp.
 #pragma once
 
+#include "core/number_text.hpp"
 #include "model/job_report.hpp"
 
 #include <cmath>
@@ -21,19 +22,11 @@ inline double rounded(double value, int decimals) {
   return std::round(value * scale) / scale;
 }
 
-// At most `decimals` places, no trailing zeros: "42.5", "3000", "0.25".
-// Non-finite values read "unknown": a sentence never shows "nan".
+// At most `decimals` places, no trailing zeros: "42.5", "3000", "0.25"
+// (core/number_text.hpp). Non-finite values read "unknown": a sentence never
+// shows "nan".
 inline std::string number(double value, int decimals = 1) {
-  if (!std::isfinite(value)) return "unknown";
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  std::string out = buffer;
-  if (out.find('.') != std::string::npos) {
-    out.erase(out.find_last_not_of('0') + 1);
-    if (out.back() == '.') out.pop_back();
-  }
-  if (out == "-0") out = "0";
-  return out;
+  return std::isfinite(value) ? number_text(value, decimals) : "unknown";
 }
 
 inline std::string number(const std::optional<double>& value, int decimals = 1) {
@@ -101,16 +94,13 @@ inline std::string wrapped(const std::string& text, std::size_t width, const std
   return out + line + '\n';
 }
 
-// Whole-job CPU use per allocated core, in %; absent without data.
-inline std::optional<double> cpu_efficiency_percent(const model::JobUsage& usage) {
-  if (!usage.cpu_avg_percent || usage.job.alloc_cpus <= 0) return std::nullopt;
-  return *usage.cpu_avg_percent / usage.job.alloc_cpus;
+// The ratios the analysis computed (model::JobUsage), under the names
+// serve/api.cpp and job_json.cpp read them by.
+inline const std::optional<double>& cpu_efficiency_percent(const model::JobUsage& usage) {
+  return usage.cpu_efficiency_percent;
 }
-
-// Peak resident memory over the allocation, a fraction; absent without both.
-inline std::optional<double> memory_fraction(const model::JobUsage& usage) {
-  if (!usage.memory_resident_mb || !usage.job.alloc_mem_mb || !(*usage.job.alloc_mem_mb > 0)) return std::nullopt;
-  return *usage.memory_resident_mb / *usage.job.alloc_mem_mb;
+inline const std::optional<double>& memory_fraction(const model::JobUsage& usage) {
+  return usage.memory_fraction;
 }
 
 // What every face appends to a figure Slurm's accounting record stood in for.
@@ -133,7 +123,7 @@ inline std::string resident_memory(const model::JobUsage& usage) {
   std::string out = usage.memory_resident_mb ? amount(usage.memory_resident_mb, "MB") + " resident at peak"
                                              : std::string("resident unknown");
   if (usage.job.alloc_mem_mb) out += " of " + number(*usage.job.alloc_mem_mb) + " MB allocated";
-  if (auto fraction = memory_fraction(usage)) out += " (" + number(100 * *fraction) + " %)";
+  if (const auto& fraction = usage.memory_fraction) out += " (" + number(100 * *fraction) + " %)";
   if (usage.memory_resident_mb) out += source_note(usage.memory_resident_source);
   return out;
 }
@@ -191,12 +181,5 @@ inline std::string no_usage_sentence(const model::JobUsage& usage) {
 
 // What the faces say when the figures come from accounting alone.
 inline constexpr const char* kNoSamples = "no samples; figures from Slurm accounting";
-
-// Runtime over the time limit, a fraction; absent without both.
-inline std::optional<double> time_fraction(const model::JobUsage& usage) {
-  if (!usage.runtime_seconds || !usage.job.time_limit_seconds || *usage.job.time_limit_seconds <= 0)
-    return std::nullopt;
-  return static_cast<double>(*usage.runtime_seconds) / static_cast<double>(*usage.job.time_limit_seconds);
-}
 
 }  // namespace petricore::render::text

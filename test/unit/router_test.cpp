@@ -2,6 +2,7 @@
 // authorisation decisions, the result cache, and the handlers over fake
 // sources (ARCHITECTURE.md §5: statuses, JSON error shape, who reads what).
 #include "serve/router.hpp"
+#include "analysis/usage_summary.hpp"
 #include "serve/api.hpp"
 #include "serve/auth.hpp"
 #include "serve/http_server.hpp"
@@ -125,6 +126,7 @@ struct Fixture {
       report.usage.job = job;
       report.usage.cpu_avg_percent = 200;            // 50 % of 4 cores
       report.usage.memory_resident_mb = 1000;        // 0.25 of 4000
+      analysis::compute_ratios(report.usage);        // as the analysis does
       report.settled = report.usage.job.finished();  // analysed well after its end
       report.warning = job.job_id == "100";
       return report;

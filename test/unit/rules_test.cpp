@@ -47,6 +47,13 @@ JobUsage healthy_job() {
   return usage;
 }
 
+// evaluate_rules() on a usage built or changed by hand, its ratios
+// computed first as summarize() computes them.
+std::vector<Finding> evaluate(JobUsage usage, const RuleThresholds& thresholds) {
+  compute_ratios(usage);
+  return evaluate_rules(usage, thresholds);
+}
+
 std::vector<Finding> of_rule(const std::vector<Finding>& findings, const std::string& rule) {
   std::vector<Finding> out;
   std::copy_if(findings.begin(), findings.end(), std::back_inserter(out),
@@ -56,7 +63,7 @@ std::vector<Finding> of_rule(const std::vector<Finding>& findings, const std::st
 
 // The one finding of `rule`, checked to be the only one.
 Finding only(const JobUsage& usage, const std::string& rule, const RuleThresholds& thresholds = {}) {
-  auto findings = evaluate_rules(usage, thresholds);
+  auto findings = evaluate(usage, thresholds);
   auto of = of_rule(findings, rule);
   INFO("findings: " << findings.size());
   REQUIRE(of.size() == 1);
@@ -66,13 +73,13 @@ Finding only(const JobUsage& usage, const std::string& rule, const RuleThreshold
 }
 
 bool fires(const JobUsage& usage, const std::string& rule, const RuleThresholds& thresholds = {}) {
-  return !of_rule(evaluate_rules(usage, thresholds), rule).empty();
+  return !of_rule(evaluate(usage, thresholds), rule).empty();
 }
 
 }  // namespace
 
 TEST_CASE("a job that used what it asked for has no findings", "[rules]") {
-  auto findings = evaluate_rules(healthy_job(), {});
+  auto findings = evaluate(healthy_job(), {});
   for (const auto& f : findings) INFO(f.rule);
   CHECK(findings.empty());
   CHECK_FALSE(has_warning(findings));
@@ -371,7 +378,7 @@ TEST_CASE("too_many_threads leaves Slurm's launchers alone, and the list is conf
   CHECK_FALSE(fires(job, "too_many_threads"));
   RuleThresholds nothing_ignored;
   nothing_ignored.threads_ignore.clear();
-  auto findings = evaluate_rules(job, nothing_ignored);
+  auto findings = evaluate(job, nothing_ignored);
   CHECK(of_rule(findings, "too_many_threads").size() == 3);
 }
 
@@ -422,9 +429,9 @@ TEST_CASE("a job shorter than min_runtime hears only the state rule", "[rules]")
   job.runtime_seconds = 200;
   job.cpu_avg_percent = 10;
   job.memory_resident_mb = 10;
-  CHECK(evaluate_rules(job, {}).empty());
+  CHECK(evaluate(job, {}).empty());
   job.job.state = "OUT_OF_MEMORY";
-  auto findings = evaluate_rules(job, {});
+  auto findings = evaluate(job, {});
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].rule == "job_state");
 }
@@ -436,9 +443,9 @@ TEST_CASE("a job with nothing measured hears only the state rule", "[rules]") {
   job.memory_resident_mb.reset();
   job.cpu_avg_percent = 10;  // whatever the aggregates say
   job.job.time_limit_seconds = 72000;
-  CHECK(evaluate_rules(job, {}).empty());
+  CHECK(evaluate(job, {}).empty());
   job.job.state = "FAILED";
-  auto findings = evaluate_rules(job, {});
+  auto findings = evaluate(job, {});
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].rule == "job_state");
   CHECK(has_warning(findings));
@@ -449,7 +456,7 @@ TEST_CASE("thresholds come from the configuration", "[rules]") {
   strict.cpu_efficiency_warning = 95;
   strict.memory_overallocated_ratio = 0.85;
   strict.time_warning_ratio = 0.95;
-  auto findings = evaluate_rules(healthy_job(), strict);
+  auto findings = evaluate(healthy_job(), strict);
   CHECK(of_rule(findings, "cpu_efficiency").size() == 1);
   CHECK(of_rule(findings, "cpu_efficiency")[0].threshold == Approx(95));
   CHECK(of_rule(findings, "memory_overallocated").size() == 1);
@@ -459,8 +466,8 @@ TEST_CASE("thresholds come from the configuration", "[rules]") {
   patient.min_runtime_seconds = 7200;
   JobUsage wasteful = healthy_job();
   wasteful.cpu_avg_percent = 40;
-  CHECK(evaluate_rules(wasteful, patient).empty());
-  CHECK_FALSE(evaluate_rules(wasteful, {}).empty());
+  CHECK(evaluate(wasteful, patient).empty());
+  CHECK_FALSE(evaluate(wasteful, {}).empty());
 
   RuleThresholds roomy;
   roomy.memory_request_factor = 1.5;
@@ -475,7 +482,7 @@ TEST_CASE("findings come most severe first; info alone is no warning", "[rules]"
   job.cpu_max_percent = 600;      // cpu_stability, info
   job.memory_resident_mb = 1000;  // memory_overallocated, warning
   job.job.state = "TIMEOUT";      // job_state, critical
-  auto findings = evaluate_rules(job, {});
+  auto findings = evaluate(job, {});
   REQUIRE(findings.size() == 3);
   CHECK(findings[0].severity == Severity::Critical);
   CHECK(findings[1].severity == Severity::Warning);
@@ -506,7 +513,7 @@ TEST_CASE("rules on aggregates built by summarize from series", "[rules]") {
   metrics["jobs_cpu_time_total"] = {at(0.99 * 3600)};
   metrics["jobs_rss"] = {at(3200)};
   JobUsage usage = summarize(record, metrics, std::nullopt);
-  auto findings = evaluate_rules(usage, {});
+  auto findings = evaluate(usage, {});
   CHECK(of_rule(findings, "serial_on_many_cores").size() == 1);
   CHECK(of_rule(findings, "cpu_efficiency").size() == 1);
   CHECK(of_rule(findings, "memory_overallocated").empty());
@@ -521,7 +528,7 @@ TEST_CASE("figures from Slurm accounting are judged like measured ones", "[rules
   record.total_cpu_seconds = 600;  // one core's worth of four
   record.max_rss_mb = 100;         // of 4000 MB
   JobUsage usage = summarize(record, {}, std::nullopt);
-  auto findings = evaluate_rules(usage, {});
+  auto findings = evaluate(usage, {});
   CHECK(of_rule(findings, "cpu_efficiency").size() == 1);
   CHECK(of_rule(findings, "serial_on_many_cores").size() == 1);
   REQUIRE(of_rule(findings, "memory_overallocated").size() == 1);

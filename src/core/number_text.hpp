@@ -1,0 +1,15 @@
+// Numbers inside sentences, written the one way the findings and every face
+// (mail, page, PDF, terminal) write them, so that they agree to the digit.
+#pragma once
+
+#include <string>
+
+namespace petricore {
+
+// `value` with at most `decimals` places and no trailing zeros: "42.5",
+// "3000", "0.25"; never "-0". Formats with printf's "%.*f", so a non-finite
+// value reads as printf writes it ("nan", "inf"): callers that may hold one
+// say what it means (render::text::number says "unknown").
+std::string number_text(double value, int decimals = 1);
+
+}  // namespace petricore
