@@ -1,8 +1,7 @@
 #include "collect/environ_collector.hpp"
 
 #include "collect/kernel_formats.hpp"
-
-#include <pwd.h>
+#include "core/passwd.hpp"
 
 #include <charconv>
 #include <string_view>
@@ -14,13 +13,7 @@ namespace {
 constexpr int kEnvironReadsPerPass = 3;
 constexpr int kMaxEnvironReads = 24;
 
-std::string user_name(unsigned uid) {
-  struct passwd pw;
-  struct passwd* found = nullptr;
-  char buffer[1024];
-  if (::getpwuid_r(uid, &pw, buffer, sizeof buffer, &found) == 0 && found != nullptr) return found->pw_name;
-  return std::to_string(uid);
-}
+std::string user_name(unsigned uid) { return user_name_of_uid(uid).value_or(std::to_string(uid)); }
 
 std::optional<unsigned> parse_uid(std::string_view text) {
   unsigned value = 0;

@@ -128,7 +128,7 @@ json::object cpu(const JobUsage& usage, double cpu_efficiency_warning) {
 // cache included; breakdown: the parts at the resident peak.
 json::object ram(const JobUsage& usage) {
   json::object used = amount(number(usage.memory_resident_mb), "MB");
-  used["usage"] = number(text::memory_fraction(usage), kFractionDecimals);
+  used["usage"] = number(usage.memory_fraction, kFractionDecimals);
   used["source"] = source(usage.memory_resident_mb.has_value(), usage.memory_resident_source);
   const model::MemoryBreakdown& parts = usage.memory_at_peak;
   return {

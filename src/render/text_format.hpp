@@ -94,15 +94,6 @@ inline std::string wrapped(const std::string& text, std::size_t width, const std
   return out + line + '\n';
 }
 
-// The ratios the analysis computed (model::JobUsage), under the names
-// serve/api.cpp and job_json.cpp read them by.
-inline const std::optional<double>& cpu_efficiency_percent(const model::JobUsage& usage) {
-  return usage.cpu_efficiency_percent;
-}
-inline const std::optional<double>& memory_fraction(const model::JobUsage& usage) {
-  return usage.memory_fraction;
-}
-
 // What every face appends to a figure Slurm's accounting record stood in for.
 inline const char* source_note(model::FigureSource source) {
   return source == model::FigureSource::Accounting ? " (from Slurm accounting)" : "";

@@ -1,6 +1,7 @@
 #include "serve/api.hpp"
 
 #include "core/log.hpp"
+#include "core/passwd.hpp"
 #include "model/job_id.hpp"
 #include "render/job_html.hpp"
 #include "render/json_writer.hpp"
@@ -16,7 +17,6 @@
 
 #include <boost/json.hpp>
 
-#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -102,19 +102,8 @@ std::string ServerMetrics::render() const {
 // ---- helpers ----
 
 std::optional<unsigned> system_uid(const std::string& user) {
-  long size = sysconf(_SC_GETPW_R_SIZE_MAX);
-  std::vector<char> buffer(size > 0 ? static_cast<std::size_t>(size) : 16384);
-  struct passwd entry {};
-  struct passwd* found = nullptr;
-  while (true) {
-    int rc = getpwnam_r(user.c_str(), &entry, buffer.data(), buffer.size(), &found);
-    if (rc == ERANGE && buffer.size() < (1u << 20)) {
-      buffer.resize(buffer.size() * 2);
-      continue;
-    }
-    if (rc != 0 || found == nullptr) return std::nullopt;
-    return static_cast<unsigned>(found->pw_uid);
-  }
+  if (auto uid = uid_of_user_name(user)) return static_cast<unsigned>(*uid);
+  return std::nullopt;
 }
 
 namespace {
@@ -320,11 +309,11 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
     }
     ++analysed;
     const auto& usage = report->report.usage;
-    if (auto cpu = render::text::cpu_efficiency_percent(usage)) {
+    if (auto cpu = usage.cpu_efficiency_percent) {
       cpu_sum += *cpu;
       ++cpu_jobs;
     }
-    if (auto memory = render::text::memory_fraction(usage)) {
+    if (auto memory = usage.memory_fraction) {
       memory_sum += *memory;
       ++memory_jobs;
     }

@@ -204,6 +204,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     bool run_inline = true;
     try {
+      core_.service.prepare(request_);
       run_inline = core_.service.runs_inline(request_);
     } catch (...) {
     }

@@ -33,6 +33,10 @@ namespace petricore::serve {
 class HttpService {
  public:
   virtual ~HttpService() = default;
+  // Called once for each complete request, before the three calls below, on
+  // the I/O thread: the place to attach to the request what they share (the
+  // router's resolution of its path).
+  virtual void prepare(HttpRequest& request) const = 0;
   // Builds the response; may block when runs_inline() said false. Runs on a
   // worker thread or an I/O thread, concurrently with other calls.
   virtual HttpResponse handle(const HttpRequest& request) = 0;

@@ -29,12 +29,11 @@ struct HttpRequest {
   std::vector<HttpHeader> headers;
   std::string remote_address;  // peer IP as text ("127.0.0.1", "::1"); v4-mapped v6 given as v4
   int version = 11;            // 10 = HTTP/1.0, 11 = HTTP/1.1
-  // The router's resolution of `path`, kept by the first router call that
-  // needs it (Router::resolved): the server asks about one request three
-  // times (may it run inline, its response, its metrics label) through an
-  // interface that passes only the request, so the match travels with it.
-  // Accessed atomically: resolving twice is harmless, a torn pointer is not.
-  mutable std::shared_ptr<const ResolvedRoute> route;
+  // The router's resolution of `path`, attached once when the request is
+  // complete (HttpService::prepare, Router::attach): the server then asks
+  // three things of the request (may it run inline, its response, its
+  // metrics label) and each answer reads this one match.
+  std::shared_ptr<const ResolvedRoute> route;
 
   // The first header of that name (case-insensitive), or nullptr.
   const std::string* header(std::string_view name) const;

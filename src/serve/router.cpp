@@ -270,12 +270,13 @@ ResolvedRoute Router::resolve(std::string_view raw_path) const {
   return resolved;
 }
 
+void Router::attach(HttpRequest& request) const {
+  request.route = std::make_shared<const ResolvedRoute>(resolve(request.path));
+}
+
 std::shared_ptr<const ResolvedRoute> Router::resolved(const HttpRequest& request) const {
-  std::shared_ptr<const ResolvedRoute> kept = std::atomic_load(&request.route);
-  if (kept && kept->router == this && kept->path == request.path) return kept;
-  auto fresh = std::make_shared<const ResolvedRoute>(resolve(request.path));
-  std::atomic_store(&request.route, fresh);
-  return fresh;
+  if (request.route && request.route->router == this && request.route->path == request.path) return request.route;
+  return std::make_shared<const ResolvedRoute>(resolve(request.path));
 }
 
 HttpResponse Router::dispatch(const HttpRequest& request) const {

@@ -71,9 +71,13 @@ class Router {
   // Splits and decodes `path`, then matches it against the routes in the
   // order they were registered (the first match wins).
   ResolvedRoute resolve(std::string_view path) const;
-  // The request's resolution, made by the first of the calls below and kept
-  // with the request (HttpRequest::route): the inline check, the metrics
-  // label and the dispatch of one request match its path once.
+  // Resolves the request's path and attaches the result to it
+  // (HttpRequest::route), so that the inline check, the metrics label and
+  // the dispatch below match the path once.
+  void attach(HttpRequest& request) const;
+  // The request's attached resolution when this router made it for its
+  // path; otherwise (a request built by hand, one refused before it was
+  // complete) a fresh one.
   std::shared_ptr<const ResolvedRoute> resolved(const HttpRequest& request) const;
 
   // The response for a request: the handler's, or 400/404/405.

@@ -39,6 +39,7 @@ class RoutedService final : public HttpService {
     gzip_response(request, response, kGzipLevel);
     return response;
   }
+  void prepare(HttpRequest& request) const override { router_.attach(request); }
   bool runs_inline(const HttpRequest& request) const override { return router_.runs_inline(request); }
   void observe(const HttpRequest& request, const HttpResponse& response, double seconds) override {
     std::string route = request.path.empty() ? "unmatched" : router_.route_name(request);

@@ -248,8 +248,11 @@ TEST_CASE("a path resolves to its route, parameters, metrics label and inline fl
 TEST_CASE("one request is resolved once for the inline check, the dispatch and the label", "[serve]") {
   Router router = echo_router();
   HttpRequest request = get("/api/v1/jobs/7/usage");
+  router.attach(request);
+  std::shared_ptr<const ResolvedRoute> first = request.route;
+  REQUIRE(first);
+  CHECK(router.resolved(request) == first);
   CHECK_FALSE(router.runs_inline(request));
-  std::shared_ptr<const ResolvedRoute> first = router.resolved(request);
   CHECK(router.dispatch(request).body == "job 7");
   CHECK(router.route_name(request) == "/api/v1/jobs/{jobid}/usage");
   CHECK(router.resolved(request) == first);
