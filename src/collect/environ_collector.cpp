@@ -13,7 +13,9 @@ namespace {
 constexpr int kEnvironReadsPerPass = 3;
 constexpr int kMaxEnvironReads = 24;
 
-std::string user_name(unsigned uid) { return user_name_of_uid(uid).value_or(std::to_string(uid)); }
+std::string user_name(unsigned uid) {
+  return user_name_of_uid(uid).value_or(std::to_string(uid));
+}
 
 std::optional<unsigned> parse_uid(std::string_view text) {
   unsigned value = 0;

@@ -24,7 +24,7 @@ struct Error {
 template <typename T>
 class Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : error_(std::move(error)) {}  // NOLINT
 
   bool ok() const { return value_.has_value(); }
@@ -42,8 +42,14 @@ class Result {
   Error error_;
 };
 
-inline Error bad_input(std::string message) { return {Error::Kind::BadInput, std::move(message)}; }
-inline Error not_found(std::string message) { return {Error::Kind::NotFound, std::move(message)}; }
-inline Error unavailable(std::string message) { return {Error::Kind::Unavailable, std::move(message)}; }
+inline Error bad_input(std::string message) {
+  return {Error::Kind::BadInput, std::move(message)};
+}
+inline Error not_found(std::string message) {
+  return {Error::Kind::NotFound, std::move(message)};
+}
+inline Error unavailable(std::string message) {
+  return {Error::Kind::Unavailable, std::move(message)};
+}
 
 }  // namespace petricore

@@ -43,8 +43,8 @@ std::optional<JobId> parse_job_id(std::string_view text) {
 bool valid_user_name(std::string_view name) {
   if (name.empty() || name.size() > 32 || name.front() == '-') return false;
   for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-              c == '-';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) return false;
   }
   return true;

@@ -271,9 +271,8 @@ Result<PieChart> cpu_core_pie(const model::JobReport& report) {
   if (usage.cpu_time_core.empty()) return not_found("no CPU time per core for job " + usage.job.job_id);
   std::vector<const model::CoreTime*> cores;
   for (const model::CoreTime& c : usage.cpu_time_core) cores.push_back(&c);
-  std::stable_sort(cores.begin(), cores.end(), [](const model::CoreTime* a, const model::CoreTime* b) {
-    return natural_less(a->core, b->core);
-  });
+  std::stable_sort(cores.begin(), cores.end(),
+                   [](const model::CoreTime* a, const model::CoreTime* b) { return natural_less(a->core, b->core); });
   PieChart pie;
   pie.title = "CPU time per core of job " + usage.job.job_id;
   pie.unit = "s";

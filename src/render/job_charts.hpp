@@ -5,8 +5,8 @@
 // chart.hpp's; serve, report --pdf and the HTML page all build charts here.
 #pragma once
 
-#include "model/job_report.hpp"
 #include "core/result.hpp"
+#include "model/job_report.hpp"
 #include "render/chart.hpp"
 
 #include <cstddef>

@@ -72,8 +72,7 @@ bool should_gzip(const HttpRequest& request, std::string_view content_type, std:
 void gzip_response(const HttpRequest& request, HttpResponse& response, int level) {
   if (!compressible(response.content_type)) return;
   if (!response.header("Vary")) response.headers.push_back({"Vary", "Accept-Encoding"});
-  if (response.header("Content-Encoding") || !should_gzip(request, response.content_type, response.body.size()))
-    return;
+  if (response.header("Content-Encoding") || !should_gzip(request, response.content_type, response.body.size())) return;
   std::string compressed = deflate_bytes(response.body, level, DeflateWrapper::Gzip);
   if (compressed.size() >= response.body.size()) return;
   response.body = std::move(compressed);

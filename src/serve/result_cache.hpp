@@ -19,8 +19,8 @@
 //    not kept at all).
 #pragma once
 
-#include "model/job_report.hpp"
 #include "core/result.hpp"
+#include "model/job_report.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -39,8 +39,8 @@ namespace petricore::serve {
 
 struct CachedReport {
   model::JobReport report;  // series with at most kChartSamples samples each
-  std::string json;            // render::job_json(report), rendered once
-  std::size_t bytes = 0;       // approximate memory held (samples, labels, JSON)
+  std::string json;         // render::job_json(report), rendered once
+  std::size_t bytes = 0;    // approximate memory held (samples, labels, JSON)
   bool finished() const { return report.usage.job.finished(); }
   bool settled() const { return report.settled; }
 };

@@ -4,9 +4,9 @@
 // timeouts and reports failures as Error values, never by throwing.
 #pragma once
 
+#include "core/result.hpp"
 #include "model/job_id.hpp"
 #include "model/job_record.hpp"
-#include "core/result.hpp"
 
 #include <cstddef>
 #include <string>

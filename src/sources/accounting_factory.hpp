@@ -14,7 +14,7 @@ namespace petricore::sources {
 class PrometheusClient;
 
 struct DbConfig {
-  std::string host;           // TCP host; empty with `socket` set = Unix socket
+  std::string host;  // TCP host; empty with `socket` set = Unix socket
   unsigned port = 3306;
   std::string socket;
   std::string user = "petricore";

@@ -1,11 +1,11 @@
 // Content-Encoding: gzip in serve (serve/compression) and the DEFLATE helper
 // under it (core/deflate): which requests get gzip, which bodies are
 // compressed, and that what is sent inflates back to the original bytes.
-#include "core/deflate.hpp"
 #include "serve/compression.hpp"
+#include "core/deflate.hpp"
 
-#include <catch2/catch.hpp>
 #include <zlib.h>
+#include <catch2/catch.hpp>
 
 #include <random>
 #include <string>

@@ -4,11 +4,11 @@
 // variables pointing at its server, loaded from
 // scripts/lib/slurm_acct_db.sql.
 #include "initdb/init_db_sql.hpp"
+#include "core/secret_file.hpp"
 #include "model/job_id.hpp"
 #include "sources/accounting_factory.hpp"
 #include "sources/accounting_view.hpp"
 #include "sources/mariadb_library.hpp"
-#include "core/secret_file.hpp"
 
 #include <catch2/catch.hpp>
 

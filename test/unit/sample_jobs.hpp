@@ -2,9 +2,9 @@
 // formulas, not recorded, so every value at every instant is known.
 #pragma once
 
-#include "model/job_report.hpp"
-#include "analysis/usage_summary.hpp"
 #include "analysis/rules.hpp"
+#include "analysis/usage_summary.hpp"
+#include "model/job_report.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -19,7 +19,7 @@ constexpr std::int64_t kSampleStart = 1'795'975'755;  // 2026-11-29T18:09:15Z
 
 // `count` samples every `step` seconds from kSampleStart, value = f(i).
 inline model::Series sample_series(std::map<std::string, std::string> labels, std::size_t count, double step,
-                                      const std::function<double(std::size_t)>& f) {
+                                   const std::function<double(std::size_t)>& f) {
   model::Series s;
   s.labels = std::move(labels);
   s.samples.reserve(count);
@@ -28,7 +28,7 @@ inline model::Series sample_series(std::map<std::string, std::string> labels, st
 }
 
 inline model::JobReport report_from(model::JobRecord record,
-                                       std::map<std::string, std::vector<model::Series>> metrics) {
+                                    std::map<std::string, std::vector<model::Series>> metrics) {
   model::JobReport report;
   report.usage = analysis::summarize(std::move(record), std::move(metrics), std::nullopt);
   report.findings = analysis::evaluate_rules(report.usage, {});

@@ -24,7 +24,8 @@ TEST_CASE("the SMTP password file follows the secret-file rule, checked before c
   auto sent = send_mail(config, "a@example.org", {"b@example.org"}, "x");
   REQUIRE_FALSE(sent);
   CHECK(sent.error().kind == Error::Kind::BadInput);
-  CHECK(sent.error().message == "SMTP password file " + file.string() + ": readable or writable by others (chmod 640 or 600 it)");
+  CHECK(sent.error().message ==
+        "SMTP password file " + file.string() + ": readable or writable by others (chmod 640 or 600 it)");
 
   config.password_file = "/nonexistent/smtp-password";
   sent = send_mail(config, "a@example.org", {"b@example.org"}, "x");
