@@ -409,7 +409,7 @@ int main(int argc, char** argv) {
   } catch (const petricore::StartupError& e) {
     std::fprintf(stderr, "petricore: %s\n", e.what());
     return kExitUsage;
-  } catch (const std::invalid_argument& e) {  // a module's own check of its configuration: the same
+  } catch (const std::invalid_argument& e) {  // a value the standard library refused while parsing: bad input too
     std::fprintf(stderr, "petricore: %s\n", e.what());
     return kExitUsage;
   } catch (const std::exception& e) {

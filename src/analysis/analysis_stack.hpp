@@ -20,7 +20,7 @@ struct AnalysisStack {
   enum class WithDirectory { No, Yes };
 
   // Builds the parts in the order below; each throws what its own factory
-  // does (std::invalid_argument for bad options, std::runtime_error when a
+  // does (StartupError for bad options, std::runtime_error when a
   // library cannot be loaded), so the first bad setting is the one named.
   AnalysisStack(const AnalysisOptions& options, WithDirectory with_directory);
   AnalysisStack(const AnalysisStack&) = delete;  // the parts refer to each other

@@ -4,6 +4,7 @@
 #include "analysis/usage_summary.hpp"
 
 #include "core/log.hpp"
+#include "core/startup_error.hpp"
 #include "sources/accounting.hpp"
 #include "sources/promql.hpp"
 #include "sources/series_source.hpp"
@@ -142,17 +143,17 @@ JobAnalyzer::JobAnalyzer(sources::AccountingSource& accounting, sources::SeriesS
   // fail every GPU job's request.
   for (const std::string* label : {&options_.gpu_instance_label, &options_.gpu_index_label}) {
     if (!valid_label_name(*label))
-      throw std::invalid_argument("[rules] GPU label '" + *label + "' is not a Prometheus label name");
+      throw StartupError("[rules] GPU label '" + *label + "' is not a Prometheus label name");
   }
   if (!(options_.min_step_seconds >= 1 && options_.min_step_seconds <= 3600)) {
     std::ostringstream given;
     given << options_.min_step_seconds;
-    throw std::invalid_argument("[prometheus] step must be between 1 and 3600 seconds, not " + given.str());
+    throw StartupError("[prometheus] step must be between 1 and 3600 seconds, not " + given.str());
   }
   if (!(options_.after_end_seconds <= 3600) || std::isnan(options_.after_end_seconds)) {
     std::ostringstream given;
     given << options_.after_end_seconds;
-    throw std::invalid_argument("[prometheus] after_end must be between 0 and 3600 seconds, not " + given.str());
+    throw StartupError("[prometheus] after_end must be between 0 and 3600 seconds, not " + given.str());
   }
 }
 

@@ -56,7 +56,7 @@ double after_end_seconds(const AnalyzerOptions& options);
 
 class JobAnalyzer {
  public:
-  // Throws std::invalid_argument, naming the setting, for a GPU label that is
+  // Throws StartupError, naming the setting, for a GPU label that is
   // not a Prometheus label name, a step outside 1..3600 s or an after_end
   // above 3600 s.
   // Both sources must outlive the analyzer.

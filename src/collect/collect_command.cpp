@@ -89,12 +89,7 @@ int run_collect(CollectOptions o) {
   validate(o);
   auto kind = parse_layout_kind(o.layout);
   if (!kind) throw UsageError("--layout must be one of auto, slurm-v1, slurm-v2, pattern (got '" + o.layout + "')");
-  std::unique_ptr<Layout> layout;
-  try {
-    layout = make_layout(*kind, o.job_pattern);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  std::unique_ptr<Layout> layout = make_layout(*kind, o.job_pattern);  // throws StartupError
   if (!o.job_pattern.empty() && *kind != LayoutKind::Pattern) throw UsageError("--job-pattern needs --layout pattern");
 
   SamplerOptions sampler_options;
@@ -111,16 +106,13 @@ int run_collect(CollectOptions o) {
   ErrorCounter errors;
   Sampler sampler(o.cgroup_root, o.proc_root, std::move(layout), sampler_options, errors);
 
+  // A bad sink setting throws StartupError (exit 2).
   std::vector<std::unique_ptr<Sink>> sinks;
-  try {
-    if (o.once) sinks.push_back(make_stdout_sink());
-    if (!o.listen.empty()) sinks.push_back(make_pull_sink(o.listen));
-    if (!o.push_url.empty())
-      sinks.push_back(make_push_sink({o.push_url, "jobs_exporter", o.instance, o.push_timeout}, errors));
-    if (!o.textfile.empty()) sinks.push_back(make_textfile_sink(o.textfile, errors));
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  if (o.once) sinks.push_back(make_stdout_sink());
+  if (!o.listen.empty()) sinks.push_back(make_pull_sink(o.listen));
+  if (!o.push_url.empty())
+    sinks.push_back(make_push_sink({o.push_url, "jobs_exporter", o.instance, o.push_timeout}, errors));
+  if (!o.textfile.empty()) sinks.push_back(make_textfile_sink(o.textfile, errors));
   // A listen address that cannot be bound is a runtime failure (exit 1), left
   // to propagate as std::runtime_error.
 

@@ -2,6 +2,7 @@
 
 #include "collect/error_counter.hpp"
 #include "collect/file_reader.hpp"
+#include "core/startup_error.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -233,7 +234,7 @@ CompiledPattern compile_pattern(const std::string& pattern) {
         name_start = 2;
       if (name_start != 0) {
         std::size_t close = rest.find('>', name_start);
-        if (close == std::string_view::npos) throw std::invalid_argument("--job-pattern: unterminated group name");
+        if (close == std::string_view::npos) throw StartupError("--job-pattern: unterminated group name");
         named[std::string{rest.substr(name_start, close - name_start)}] = ++group_count;
         plain += '(';
         i += close + 1;
@@ -247,11 +248,10 @@ CompiledPattern compile_pattern(const std::string& pattern) {
   try {
     compiled.regex = std::regex(plain, std::regex::ECMAScript | std::regex::optimize);
   } catch (const std::regex_error& e) {
-    throw std::invalid_argument("--job-pattern: invalid regular expression '" + pattern + "': " + e.what());
+    throw StartupError("--job-pattern: invalid regular expression '" + pattern + "': " + e.what());
   }
   auto job = named.find("job");
-  if (job == named.end())
-    throw std::invalid_argument("--job-pattern: needs a named group for the job id, e.g. (?<job>[0-9]+)");
+  if (job == named.end()) throw StartupError("--job-pattern: needs a named group for the job id, e.g. (?<job>[0-9]+)");
   compiled.job_group = job->second;
   if (auto uid = named.find("uid"); uid != named.end()) compiled.uid_group = uid->second;
   return compiled;
@@ -341,7 +341,7 @@ std::unique_ptr<Layout> make_layout(LayoutKind kind, const std::string& job_patt
     case LayoutKind::SlurmV2:
       return std::make_unique<SortedLayout<SlurmV2Layout>>();
     case LayoutKind::Pattern:
-      if (job_pattern.empty()) throw std::invalid_argument("--layout pattern needs --job-pattern REGEX");
+      if (job_pattern.empty()) throw StartupError("--layout pattern needs --job-pattern REGEX");
       return std::make_unique<SortedLayout<PatternLayout>>(job_pattern);
   }
   return nullptr;

@@ -52,7 +52,7 @@ class Layout {
 // expression matched against whole relative directory paths
 // ("cpuacct/torque/12345.server"); it must contain a named group `job`
 // (written (?<job>...) or (?P<job>...)) and may contain `uid`. Throws
-// std::invalid_argument with a one-line reason when the pattern is invalid.
+// StartupError with a one-line reason when the pattern is invalid.
 std::unique_ptr<Layout> make_layout(LayoutKind kind, const std::string& job_pattern = {});
 
 // Parses "auto", "slurm-v1", "slurm-v2", "pattern".

@@ -348,7 +348,7 @@ int run_init_db(const InitDbOptions& options) {
     auto done = options.drop ? init.drop() : init.create(password);
     if (!done) return fail(done.error().kind == Error::Kind::BadInput ? kBadInput : kFailed, done.error().message);
     return 0;
-  } catch (const std::invalid_argument& e) {  // an unreadable password file
+  } catch (const StartupError& e) {  // an unreadable password file
     return fail(kBadInput, e.what());
   } catch (const std::exception& e) {  // a server answer of an unexpected shape
     return fail(kFailed, e.what());

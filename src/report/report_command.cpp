@@ -3,6 +3,7 @@
 #include "analysis/analysis_stack.hpp"
 #include "core/atomic_file.hpp"
 #include "core/log.hpp"
+#include "core/startup_error.hpp"
 #include "render/job_render.hpp"
 #include "render/mail_message.hpp"
 #include "render/pdf_report.hpp"
@@ -154,11 +155,11 @@ std::string mail_subject(const model::JobReport& report) {
 
 int run_report(const ReportOptions& options) {
   auto id = model::parse_job_id(options.job_id);
-  if (!id) throw std::invalid_argument("not a Slurm job id: '" + options.job_id + "'");
+  if (!id) throw StartupError("not a Slurm job id: '" + options.job_id + "'");
   const int outputs = int{options.json} + int{options.mail} + int{!options.pdf_file.empty()} + int{options.send_mail};
-  if (outputs > 1) throw std::invalid_argument("--json, --mail, --pdf and --send-mail exclude each other");
-  if (!options.to.empty() && !options.send_mail) throw std::invalid_argument("--to needs --send-mail");
-  if (options.analysis.prometheus.url.empty()) throw std::invalid_argument("--prometheus URL is required");
+  if (outputs > 1) throw StartupError("--json, --mail, --pdf and --send-mail exclude each other");
+  if (!options.to.empty() && !options.send_mail) throw StartupError("--to needs --send-mail");
+  if (options.analysis.prometheus.url.empty()) throw StartupError("--prometheus URL is required");
 
   // The directory only when mailing: see recipients().
   analysis::AnalysisStack stack(options.analysis, analysis::AnalysisStack::WithDirectory::No);

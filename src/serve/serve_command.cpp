@@ -64,34 +64,34 @@ ListenAddress check_options(const ServeOptions& o, AuthMode mode) {
   Result<ListenAddress> listen = parse_listen_address(o.listen);
   if (!listen) throw StartupError("--listen must be HOST:PORT, [IPv6]:PORT or :PORT, not '" + o.listen + "'");
   if (mode == AuthMode::None && !is_loopback_host(listen->host)) {
-    throw std::invalid_argument("--auth none is only allowed on a loopback address (" + o.listen +
-                                " is not): use --auth header behind a reverse proxy, or --listen 127.0.0.1:PORT");
+    throw StartupError("--auth none is only allowed on a loopback address (" + o.listen +
+                       " is not): use --auth header behind a reverse proxy, or --listen 127.0.0.1:PORT");
   }
   if (mode == AuthMode::Header && o.trusted_proxies.empty()) {
-    throw std::invalid_argument("--auth header needs at least one --trusted-proxy address");
+    throw StartupError("--auth header needs at least one --trusted-proxy address");
   }
   if (!o.admin_group.empty() && o.analysis.ldap.uri.empty()) {
-    throw std::invalid_argument("--admin-group needs a directory: set [ldap] uri");
+    throw StartupError("--admin-group needs a directory: set [ldap] uri");
   }
   if (o.threads < 1 || o.threads > kMaxThreads) {
-    throw std::invalid_argument("--threads must be 1-" + std::to_string(kMaxThreads));
+    throw StartupError("--threads must be 1-" + std::to_string(kMaxThreads));
   }
   if (o.workers < 1 || o.workers > kMaxWorkers) {
-    throw std::invalid_argument("--workers must be 1-" + std::to_string(kMaxWorkers));
+    throw StartupError("--workers must be 1-" + std::to_string(kMaxWorkers));
   }
-  if (o.max_request_bytes < 1024) throw std::invalid_argument("max_request_bytes must be at least 1024");
-  if (o.max_header_count < 8) throw std::invalid_argument("max_header_count must be at least 8");
+  if (o.max_request_bytes < 1024) throw StartupError("max_request_bytes must be at least 1024");
+  if (o.max_header_count < 8) throw StartupError("max_header_count must be at least 8");
   if (!(o.idle_timeout_seconds > 0) || o.idle_timeout_seconds > 86400) {
-    throw std::invalid_argument("idle_timeout must be between 0 and 86400 seconds");
+    throw StartupError("idle_timeout must be between 0 and 86400 seconds");
   }
   if (!o.public_url.empty()) {
     bool scheme = o.public_url.rfind("http://", 0) == 0 || o.public_url.rfind("https://", 0) == 0;
     bool clean = o.public_url.find_first_of(" \t\r\n\"'<>\\") == std::string::npos;
     if (!scheme || !clean) {
-      throw std::invalid_argument("--public-url must be an http:// or https:// URL, not '" + o.public_url + "'");
+      throw StartupError("--public-url must be an http:// or https:// URL, not '" + o.public_url + "'");
     }
   }
-  if (o.analysis.prometheus.url.empty()) throw std::invalid_argument("--prometheus URL is required");
+  if (o.analysis.prometheus.url.empty()) throw StartupError("--prometheus URL is required");
   return *listen;
 }
 

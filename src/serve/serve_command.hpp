@@ -29,8 +29,8 @@ struct ServeOptions {
   std::size_t user_recent_jobs = 20;  // jobs in /api/v1/users/<u>'s summary
 };
 
-// Validates (throws collect-style UsageError equivalents as std::invalid_argument
-// with a one-line message: main turns it into exit 2), serves until SIGTERM or
+// Validates (throws StartupError with a one-line message: main turns it into
+// exit 2), serves until SIGTERM or
 // SIGINT, then finishes the requests in flight and returns 0.
 int run_serve(const ServeOptions& options);
 

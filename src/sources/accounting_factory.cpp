@@ -1,6 +1,7 @@
 #include "sources/accounting_factory.hpp"
 
 #include "core/log.hpp"
+#include "core/startup_error.hpp"
 #include "sources/sacct.hpp"
 
 #include <stdexcept>
@@ -24,20 +25,20 @@ std::unique_ptr<AccountingSource> make_accounting(const AccountingOptions& optio
   const std::string& source = options.source;
   if (source == "db") {
     if (!options.db.configured())
-      throw std::invalid_argument("accounting source db needs [accounting.db] host or socket (--db-host/--db-socket)");
+      throw StartupError("accounting source db needs [accounting.db] host or socket (--db-host/--db-socket)");
     return make_db_accounting(options.db);
   }
   if (source == "sacct") {
     auto path = locate_sacct(options);
     if (!path)
-      throw std::invalid_argument(options.sacct.empty()
-                                      ? "accounting source sacct: sacct not found on PATH"
-                                      : "accounting source sacct: " + options.sacct + " is not an executable file");
+      throw StartupError(options.sacct.empty()
+                             ? "accounting source sacct: sacct not found on PATH"
+                             : "accounting source sacct: " + options.sacct + " is not an executable file");
     return sacct_source(options, *path);
   }
   if (source == "prometheus") return make_prometheus_accounting(prometheus);
   if (source != "auto")
-    throw std::invalid_argument("unknown accounting source '" + source + "' (auto, sacct, db or prometheus)");
+    throw StartupError("unknown accounting source '" + source + "' (auto, sacct, db or prometheus)");
 
   if (options.db.configured()) {
     log::debug("accounting: the DB view (auto)");
@@ -46,8 +47,7 @@ std::unique_ptr<AccountingSource> make_accounting(const AccountingOptions& optio
   if (auto path = locate_sacct(options)) return sacct_source(options, *path);
   // A configured sacct that is not there is a mistake to report, not a
   // reason to quietly answer from Prometheus.
-  if (!options.sacct.empty())
-    throw std::invalid_argument("[accounting] sacct: " + options.sacct + " is not an executable file");
+  if (!options.sacct.empty()) throw StartupError("[accounting] sacct: " + options.sacct + " is not an executable file");
   log::debug("accounting: jobs_info in Prometheus (auto: no DB configured, no sacct)");
   return make_prometheus_accounting(prometheus);
 }

@@ -32,7 +32,7 @@ struct AccountingOptions {
   DbConfig db;
 };
 
-// Throws std::invalid_argument (one line, exit 2) for bad options: unknown
+// Throws StartupError (one line, exit 2) for bad options: unknown
 // source, an unreadable password file, sacct not found when asked for.
 // `prometheus` must outlive the source (used by the prometheus source).
 std::unique_ptr<AccountingSource> make_accounting(const AccountingOptions& options, PrometheusClient& prometheus);

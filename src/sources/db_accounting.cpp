@@ -11,6 +11,7 @@
 // restart, wait_timeout) is retried once on a fresh one.
 #include "core/passwd.hpp"
 #include "core/secret_file.hpp"
+#include "core/startup_error.hpp"
 #include "model/job_id.hpp"
 #include "sources/accounting_factory.hpp"
 #include "sources/accounting_view.hpp"
@@ -76,14 +77,13 @@ class DbAccounting final : public AccountingSource {
  public:
   explicit DbAccounting(const DbConfig& config) {
     if (!valid_identifier(config.database))
-      throw std::invalid_argument("[accounting.db] database '" + config.database + "' is not a plain identifier");
+      throw StartupError("[accounting.db] database '" + config.database + "' is not a plain identifier");
     if (!valid_identifier(config.view))
-      throw std::invalid_argument("[accounting.db] view '" + config.view + "' is not a plain identifier");
+      throw StartupError("[accounting.db] view '" + config.view + "' is not a plain identifier");
     const std::string step_view = step_view_of(config.view);
     if (!valid_identifier(step_view))
-      throw std::invalid_argument("[accounting.db] view '" + config.view +
-                                  "': the step view's name derived from it, '" + step_view +
-                                  "', is longer than 64 characters");
+      throw StartupError("[accounting.db] view '" + config.view + "': the step view's name derived from it, '" +
+                         step_view + "', is longer than 64 characters");
     target_.host = config.host;
     target_.port = config.port;
     target_.socket = config.socket;

@@ -1,6 +1,7 @@
 #include "sources/prometheus_accounting.hpp"
 
 #include "core/log.hpp"
+#include "core/startup_error.hpp"
 #include "model/job_id.hpp"
 #include "sources/accounting_factory.hpp"
 #include "sources/prometheus_client.hpp"
@@ -300,7 +301,7 @@ class PrometheusAccounting final : public AccountingSource {
 std::unique_ptr<AccountingSource> make_prometheus_accounting(PrometheusClient& prometheus,
                                                              const PrometheusAccountingOptions& options) {
   if (!(options.lookback_seconds >= 3600 && options.lookback_seconds <= 10 * 366 * 86400.0)) {
-    throw std::invalid_argument("Prometheus accounting lookback must be between 1 hour and 10 years");
+    throw StartupError("Prometheus accounting lookback must be between 1 hour and 10 years");
   }
   return std::make_unique<PrometheusAccounting>(prometheus, options);
 }

@@ -27,7 +27,7 @@ struct PrometheusAccountingOptions {
 
 // `prometheus` must outlive the source. The source keeps no state besides
 // the options: it is as thread-safe as the client (which is).
-// Throws std::invalid_argument for a lookback outside 1 hour .. 10 years.
+// Throws StartupError for a lookback outside 1 hour .. 10 years.
 std::unique_ptr<AccountingSource> make_prometheus_accounting(PrometheusClient& prometheus,
                                                              const PrometheusAccountingOptions& options);
 

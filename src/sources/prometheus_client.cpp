@@ -4,6 +4,7 @@
 #include "core/encoding.hpp"
 #include "core/http_url.hpp"
 #include "core/log.hpp"
+#include "core/startup_error.hpp"
 #include "petricore_version.hpp"
 
 #include <curl/curl.h>
@@ -316,7 +317,7 @@ PrometheusClient::PrometheusClient(PrometheusConfig config) : impl_(std::make_un
   impl_->base = validated_base_url(config.url, "Prometheus URL");
   impl_->shown = one_line(redact_userinfo(impl_->base));
   if (!(config.timeout_seconds > 0 && config.timeout_seconds <= 86400)) {
-    throw std::invalid_argument("Prometheus timeout must be between 0 and 86400 seconds");
+    throw StartupError("Prometheus timeout must be between 0 and 86400 seconds");
   }
   impl_->timeout_ms = std::max(1L, std::lround(config.timeout_seconds * 1000.0));
   // Load libcurl now (~15-25 ms with its TLS libraries) rather than in the

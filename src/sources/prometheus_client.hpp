@@ -21,7 +21,7 @@ struct PrometheusConfig {
 
 class PrometheusClient final : public SeriesSource {
  public:
-  // Throws std::invalid_argument (one line) when the URL is not http(s).
+  // Throws StartupError (one line) when the URL is not http(s).
   explicit PrometheusClient(PrometheusConfig config);
   ~PrometheusClient() override;
   PrometheusClient(const PrometheusClient&) = delete;
