@@ -1,6 +1,7 @@
 // render/chart_axis: the tick steps, tick labels and numbers the charts
 // print, without cairo.
 #include "render/chart_axis.hpp"
+#include "utc_zone.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -16,26 +17,6 @@ using namespace petricore::render;
 namespace {
 
 constexpr double kStart = 1'795'975'755;  // 2026-11-29T18:09:15Z, a Sunday
-
-// TZ=UTC while it lives, the caller's TZ after.
-class UtcZone {
- public:
-  UtcZone() {
-    if (const char* tz = std::getenv("TZ")) saved_ = tz;
-    ::setenv("TZ", "UTC", 1);
-    ::tzset();
-  }
-  ~UtcZone() {
-    if (saved_)
-      ::setenv("TZ", saved_->c_str(), 1);
-    else
-      ::unsetenv("TZ");
-    ::tzset();
-  }
-
- private:
-  std::optional<std::string> saved_;
-};
 
 // Every label as wide as its characters: 7 units each.
 double seven_per_char(const std::string& s) {
@@ -165,7 +146,7 @@ TEST_CASE("units are the largest power of a thousand not above the magnitude", "
 }
 
 TEST_CASE("times are formatted in the local time zone", "[chart_axis]") {
-  UtcZone utc;
+  petricore::test::UtcZone utc;
   CHECK(format_time(kStart, TimeFormat::Seconds) == "18:09:15");
   CHECK(format_time(kStart, TimeFormat::Minutes) == "18:09");
   CHECK(format_time(kStart, TimeFormat::DateMinutes) == "Nov 29 18:09");
@@ -182,7 +163,7 @@ TEST_CASE("only finite times within 1e11 s of the epoch are usable", "[chart_axi
 }
 
 TEST_CASE("an hour's time ticks fall on round minutes, as many as the width allows", "[chart_axis]") {
-  UtcZone utc;
+  petricore::test::UtcZone utc;
   // 18:09:15 to 19:09:15; "18:09" is 35 units wide, a tick needs 35 + 15.
   TimeTicks t = time_ticks(kStart, kStart + 3600, 700, 10, seven_per_char);
   // 700 / 50 = 14 ticks at most: 5-minute steps (13 over the span) fit, 2-minute ones (31) do not.
@@ -194,7 +175,7 @@ TEST_CASE("an hour's time ticks fall on round minutes, as many as the width allo
 }
 
 TEST_CASE("time ticks across midnight carry the date, those of days only the date", "[chart_axis]") {
-  UtcZone utc;
+  petricore::test::UtcZone utc;
   TimeTicks evening = time_ticks(kStart, kStart + 8 * 3600, 900, 10, seven_per_char);
   REQUIRE_FALSE(evening.labels.empty());
   CHECK(evening.labels.front().rfind("Nov 29 ", 0) == 0);
@@ -206,7 +187,7 @@ TEST_CASE("time ticks across midnight carry the date, those of days only the dat
 }
 
 TEST_CASE("a narrow time axis still gets ticks, never more than 100", "[chart_axis]") {
-  UtcZone utc;
+  petricore::test::UtcZone utc;
   TimeTicks narrow = time_ticks(kStart, kStart + 3600, 10, 10, seven_per_char);
   CHECK_FALSE(narrow.ticks.empty());
   CHECK(narrow.ticks.size() <= 3);

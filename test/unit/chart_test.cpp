@@ -1,6 +1,7 @@
 #include "render/chart.hpp"
 #include "render/cairo_library.hpp"
 #include "render/png_writer.hpp"
+#include "utc_zone.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -24,11 +25,6 @@ using namespace petricore::render;
 namespace {
 
 constexpr double kStart = 1'795'975'755;  // 2026-11-29T18:09:15Z
-
-void use_utc() {
-  setenv("TZ", "UTC", 1);
-  tzset();
-}
 
 // A decoded PNG: the pixels as 0xRRGGBB.
 class Image {
@@ -138,7 +134,7 @@ void renders(const LineChart& chart, int w = 900, int h = 450) {
 }  // namespace
 
 TEST_CASE("line chart PNG has the requested size and is drawn", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   Image img(line_chart_image(four_nodes(), ImageFormat::Png, 900, 450));
   CHECK(img.width() == 900);
   CHECK(img.height() == 450);
@@ -155,7 +151,7 @@ TEST_CASE("pie chart PNG has the requested size and is drawn", "[chart]") {
 }
 
 TEST_CASE("a flat line is drawn in the first palette colour at its value", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   LineChart chart;
   chart.title = "flat";
   chart.y_title = "CPU (%)";
@@ -222,7 +218,7 @@ TEST_CASE("palette colours differ", "[chart]") {
 }
 
 TEST_CASE("SVG charts are well-formed XML", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   std::string line = line_chart_image(four_nodes(), ImageFormat::Svg, 900, 450);
   well_formed_svg(line);
   well_formed_svg(pie_chart_image(core_pie(8), ImageFormat::Svg, 900, 450));
@@ -231,7 +227,7 @@ TEST_CASE("SVG charts are well-formed XML", "[chart]") {
 }
 
 TEST_CASE("SVG element ids of different charts do not clash", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   std::string a = line_chart_image(four_nodes(), ImageFormat::Svg, 900, 450);
   LineChart other = four_nodes();
   other.title = "Memory";
@@ -246,7 +242,7 @@ TEST_CASE("SVG element ids of different charts do not clash", "[chart]") {
 }
 
 TEST_CASE("the time axis is titled with the time zone", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   // Drawn text is glyphs, so check through the SVG of a chart with and
   // without the title: the layout must at least not fail; the zone name
   // comes from localtime.
@@ -259,7 +255,7 @@ TEST_CASE("the time axis is titled with the time zone", "[chart]") {
 }
 
 TEST_CASE("a chart without lines or values draws", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   renders(LineChart{});
   LineChart nan;
   nan.title = "all NaN";
@@ -275,7 +271,7 @@ TEST_CASE("a chart without lines or values draws", "[chart]") {
 }
 
 TEST_CASE("a chart of one sample is padded around it and shows a marker", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   LineChart chart;
   chart.lines.push_back(flat_line("node01", 42, 1));
   PlotArea plot = line_chart_plot_area(chart, 900, 450);
@@ -288,7 +284,7 @@ TEST_CASE("a chart of one sample is padded around it and shows a marker", "[char
 }
 
 TEST_CASE("NaN values break the line and isolated points are visible", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   LineChart chart;
   ChartLine line{"gappy", {}};
   for (int i = 0; i < 100; ++i) {
@@ -305,7 +301,7 @@ TEST_CASE("NaN values break the line and isolated points are visible", "[chart]"
 }
 
 TEST_CASE("10,000 samples per line keep their peaks", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   LineChart chart;
   ChartLine line{"busy", {}};
   for (int i = 0; i < 10'000; ++i) line.points.push_back({kStart + i, i == 5'000 ? 1000.0 : 100.0});
@@ -322,7 +318,7 @@ TEST_CASE("10,000 samples per line keep their peaks", "[chart]") {
 }
 
 TEST_CASE("64 lines and omitted lines draw with a legend that fits", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   LineChart chart;
   chart.title = "CPU per core";
   chart.y_title = "CPU (%)";
@@ -340,7 +336,7 @@ TEST_CASE("64 lines and omitted lines draw with a legend that fits", "[chart]") 
 }
 
 TEST_CASE("negative, huge and odd values and labels draw", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   LineChart chart;
   chart.title = std::string(500, 'x') + " \xC3\xA9t\xC3\xA9 \xFF\xFE bad UTF-8 \xE2\x82";
   chart.y_title = "\xE2\x82\xAC per second \n with a newline";
@@ -363,7 +359,7 @@ TEST_CASE("negative, huge and odd values and labels draw", "[chart]") {
 }
 
 TEST_CASE("a chart spanning days and one of seconds draw", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   LineChart days;
   days.lines.push_back(flat_line("long", 3, 200, 1800));  // 100 hours
   renders(days);
@@ -373,7 +369,7 @@ TEST_CASE("a chart spanning days and one of seconds draw", "[chart]") {
 }
 
 TEST_CASE("tiny and large images have the requested size; absurd ones are rejected", "[chart]") {
-  use_utc();
+  petricore::test::UtcZone utc;
   for (auto [w, h] : {std::pair{1, 1}, std::pair{50, 30}, std::pair{200, 150}, std::pair{4000, 3000}}) {
     CHECK(Image(line_chart_image(four_nodes(), ImageFormat::Png, w, h)).width() == w);
     Image pie(pie_chart_image(core_pie(16), ImageFormat::Png, w, h));

@@ -5,6 +5,7 @@
 #include "sources/accounting_factory.hpp"
 #include "sources/prometheus_client.hpp"
 #include "test_fixtures.hpp"
+#include "utc_zone.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -57,26 +58,6 @@ JobRecord pick(const std::vector<JobRecord>& records, const std::string& id) {
   return *job;
 }
 
-// sacct's default times are local; the recorded cluster ran in UTC.
-class UtcTimeZone {
- public:
-  UtcTimeZone() {
-    if (const char* tz = std::getenv("TZ")) saved_ = tz;
-    ::setenv("TZ", "UTC", 1);
-    ::tzset();
-  }
-  ~UtcTimeZone() {
-    if (saved_)
-      ::setenv("TZ", saved_->c_str(), 1);
-    else
-      ::unsetenv("TZ");
-    ::tzset();
-  }
-
- private:
-  std::optional<std::string> saved_;
-};
-
 // A stand-in sacct: a shell script in a temp directory.
 class FakeSacct {
  public:
@@ -100,7 +81,7 @@ class FakeSacct {
 }  // namespace
 
 TEST_CASE("real sacct output of a finished job: allocation line with its steps folded in", "[sacct]") {
-  UtcTimeZone utc;
+  petricore::test::UtcZone utc;  // sacct's default times are local; the recorded cluster ran in UTC
   auto records = parse_with_header(read_fixture("real-demo-job1.txt"));
   REQUIRE(records.size() == 1);  // 1.batch, 1.extern, 1.0 are steps
   const JobRecord& job = records[0];
@@ -314,7 +295,7 @@ TEST_CASE("sacct sizes in MiB", "[sacct]") {
 }
 
 TEST_CASE("sacct times: epoch seconds, local ISO time, Unknown", "[sacct]") {
-  UtcTimeZone utc;
+  petricore::test::UtcZone utc;
   CHECK(parse_sacct_time("1795975755") == 1795975755);
   CHECK(parse_sacct_time("2026-11-29T18:09:15") == 1795975755);
   for (const char* none : {"Unknown", "None", "", "0", "2026-11-29 18:09:15", "2026-11-29T18:09", "soon"})
@@ -329,7 +310,7 @@ TEST_CASE("sacct command lines: fixed format, no shell words, the user's window"
                                  "TimelimitRaw,AllocCPUS,AllocTRES,ReqMem,NNodes,NodeList,TotalCPU,MaxRSS,NTasks,"
                                  "JobName",
                                  "--jobs=123_4"});
-  UtcTimeZone utc;
+  petricore::test::UtcZone utc;
   auto user = sacct_user_args("sacct", "alice", 1795975755);
   REQUIRE(user.size() == 8);
   CHECK(user[4] == "--allocations");
