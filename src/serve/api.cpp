@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -277,6 +278,9 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
   // the ones not cached yet are analysed now (and cached), within a time
   // budget and stopping at the first unavailable source, so one slow
   // Prometheus costs one timeout, not twenty. Later requests complete it.
+  // A source that lists whole records (sacct, the DB view) is not asked
+  // again: the listed record is analysed. A job listed twice (requeued, in
+  // the DB) counts once, as its newest run, the one job() would give.
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(options_.user_summary_budget_seconds));
@@ -284,11 +288,14 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
   double cpu_sum = 0, memory_sum = 0;
   bool complete = true;
   bool may_analyse = true;
+  const bool listing_is_whole = backends_.accounting->lists_whole_records();
+  std::set<std::string> seen;
   for (const auto& job : jobs) {
     if (considered >= options_.user_recent_jobs) break;
     if (!job.finished()) continue;
-    ++considered;
     auto id = model::parse_job_id(job.job_id);
+    if (id && !seen.insert(id->text()).second) continue;
+    ++considered;
     if (!id) {
       complete = false;
       continue;
@@ -299,7 +306,7 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
         complete = false;
         continue;
       }
-      auto computed = jobs_.analysed(*id);
+      auto computed = listing_is_whole ? jobs_.analysed(job) : jobs_.analysed(*id);
       if (!computed) {
         complete = false;
         if (computed.error().kind == Error::Kind::Unavailable) may_analyse = false;

@@ -93,6 +93,12 @@ Result<CachedReportPtr> JobService::analysed(const model::JobId& id) {
   });
 }
 
+Result<CachedReportPtr> JobService::analysed(const model::JobRecord& record) {
+  auto id = model::parse_job_id(record.job_id);
+  if (!id) return bad_input("not a Slurm job id: '" + record.job_id + "'");
+  return cache_.get_or_compute(id->text(), [&] { return analyse(record); });
+}
+
 Result<CachedReportPtr> JobService::analyse(const model::JobRecord& record) {
   auto report = analyze_(record);
   if (!report) return report.error();

@@ -74,6 +74,10 @@ class JobService {
   // already knows it may read the job: from the cache, else looked up and
   // analysed, and cached.
   Result<CachedReportPtr> analysed(const model::JobId& id);
+  // The same for a record the caller already holds whole (a listing of a
+  // source whose lists_whole_records()), cached under its job id: no lookup.
+  // BadInput when the record's job id does not parse.
+  Result<CachedReportPtr> analysed(const model::JobRecord& record);
 
  private:
   // The analysis of `record` with its JSON, as the cache keeps it.

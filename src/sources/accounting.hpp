@@ -22,6 +22,11 @@ class AccountingSource {
   virtual Result<model::JobRecord> job(const model::JobId& id) = 0;
   // The user's jobs, newest first, at most `limit`.
   virtual Result<std::vector<model::JobRecord>> jobs_of_user(const std::string& user, std::size_t limit) = 0;
+  // True when each record jobs_of_user lists is the one job() gives for its
+  // id (steps folded in: TotalCPU, MaxRSS, the task layout), so a caller can
+  // analyse it without looking the job up again: sacct and the DB view. False
+  // for jobs_info, whose listing knows a job's times only to within a step.
+  virtual bool lists_whole_records() const = 0;
   virtual std::string name() const = 0;  // "sacct", "db", "prometheus"
 };
 

@@ -1,7 +1,8 @@
 // The accounting source that reads the restricted views `petricore init-db`
 // creates on slurm_acct_db (their columns: sources/accounting_view.hpp), through
 // MariaDB, with prepared statements only: jobs from the job view, and for
-// job() also their steps from the step view (TotalCPU, MaxRSS, task layout).
+// job() and jobs_of_user() also their steps from the step view (TotalCPU,
+// MaxRSS, task layout).
 //
 // Thread-safety: serve calls it from several worker threads. Each call
 // borrows an idle connection from a small pool (a mutex guards only the pool)
@@ -93,9 +94,9 @@ class DbAccounting final : public AccountingSource {
     target_.timeout_seconds = config.timeout_seconds;
     view_ = config.database + "." + config.view;
     select_ = "SELECT " + column_list(View::Job, column_) + " FROM " + qualified(config.database, config.view);
-    select_steps_ = "SELECT " + column_list(View::Step, step_column_) + " FROM " +
-                    qualified(config.database, step_view) +
-                    " WHERE `job_db_inx` = ? ORDER BY `id_step`, `step_het_comp`";
+    select_steps_from_ = "SELECT " + column_list(View::Step, step_column_) + " FROM " +
+                         qualified(config.database, step_view) + " WHERE `job_db_inx` ";
+    select_steps_ = select_steps_from_ + "= ? ORDER BY `id_step`, `step_het_comp`";
   }
 
   Result<JobRecord> job(const model::JobId& id) override {
@@ -148,9 +149,18 @@ class DbAccounting final : public AccountingSource {
                         params);
     if (!result) return result.error();
     std::vector<JobRecord> jobs;
-    for (const auto& row : result->rows) jobs.push_back(record(row));
+    std::vector<std::uint64_t> indexes;  // job_db_inx of jobs[i], 0 when absent
+    for (const auto& row : result->rows) {
+      jobs.push_back(record(row));
+      indexes.push_back(to_u64(at(row, "job_db_inx")).value_or(0));
+    }
+    if (auto steps = add_steps_of(jobs, indexes); !steps) return steps.error();
     return jobs;
   }
+
+  // The listing's records whole, as job() makes them: their step rows in one
+  // query per kStepBatch jobs instead of one per job.
+  bool lists_whole_records() const override { return true; }
 
   std::string name() const override { return "db"; }
 
@@ -217,6 +227,38 @@ class DbAccounting final : public AccountingSource {
   }
 
   const std::optional<std::string>& at(const SqlRow& row, const char* column) const { return row[column_.at(column)]; }
+
+  // add_steps for each of `jobs` (job_db_inx in `indexes`), with the steps
+  // of up to kStepBatch jobs a query (`IN (?, ...)` keeps the parameters
+  // below the server's 65,535 placeholders).
+  Result<bool> add_steps_of(std::vector<JobRecord>& jobs, const std::vector<std::uint64_t>& indexes) {
+    constexpr std::size_t kStepBatch = 500;
+    const std::size_t inx_column = step_column_.at("job_db_inx");
+    for (std::size_t first = 0; first < jobs.size(); first += kStepBatch) {
+      const std::size_t last = std::min(jobs.size(), first + kStepBatch);
+      std::vector<SqlParam> params;
+      std::string placeholders;
+      for (std::size_t i = first; i < last; ++i) {
+        if (indexes[i] == 0) continue;
+        placeholders += params.empty() ? "?" : ", ?";
+        params.emplace_back(static_cast<std::int64_t>(indexes[i]));
+      }
+      if (params.empty()) continue;
+      auto steps = query(
+          select_steps_from_ + "IN (" + placeholders + ") ORDER BY `job_db_inx`, `id_step`, `step_het_comp`", params);
+      if (!steps) return steps.error();
+      std::map<std::uint64_t, std::vector<SqlRow>> of_job;
+      for (auto& row : steps->rows) {
+        if (auto inx = to_u64(row[inx_column])) of_job[*inx].push_back(std::move(row));
+      }
+      for (std::size_t i = first; i < last; ++i) {
+        if (indexes[i] == 0) continue;
+        auto rows = of_job.find(indexes[i]);
+        add_steps(jobs[i], rows == of_job.end() ? std::vector<SqlRow>{} : rows->second);
+      }
+    }
+    return true;
+  }
 
   // Slurm's own figures from the job's step rows (batch, extern, interactive
   // and numbered steps): TotalCPU is user + system time of all of them (as
@@ -311,9 +353,10 @@ class DbAccounting final : public AccountingSource {
   }
 
   MariaDbTarget target_;
-  std::string view_;          // db.view, for messages
-  std::string select_;        // SELECT <columns> FROM `db`.`view`
-  std::string select_steps_;  // SELECT <columns> FROM `db`.`step_view` WHERE `job_db_inx` = ?
+  std::string view_;               // db.view, for messages
+  std::string select_;             // SELECT <columns> FROM `db`.`view`
+  std::string select_steps_from_;  // SELECT <columns> FROM `db`.`step_view` WHERE `job_db_inx`
+  std::string select_steps_;       // ... = ? ORDER BY the step
   std::map<std::string, std::size_t> column_, step_column_;
   std::mutex mutex_;
   std::vector<MariaDbConnection> idle_;

@@ -282,6 +282,7 @@ class PrometheusAccounting final : public AccountingSource {
     return jobs;
   }
 
+  bool lists_whole_records() const override { return false; }  // coarse times, no step figures
   std::string name() const override { return "prometheus"; }
 
  private:

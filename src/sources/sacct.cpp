@@ -295,8 +295,7 @@ std::vector<std::string> sacct_user_args(const std::string& sacct, const std::st
   ::localtime_r(&t, &local);
   char start[32];
   std::strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%S", &local);
-  for (std::string a : {std::string("--allocations"), "--user=" + user, std::string("--starttime=") + start,
-                        std::string("--endtime=now")})
+  for (std::string a : {"--user=" + user, std::string("--starttime=") + start, std::string("--endtime=now")})
     args.push_back(std::move(a));
   return args;
 }

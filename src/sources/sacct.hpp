@@ -34,8 +34,10 @@ const std::vector<std::string>& sacct_environment();
 // included (MaxRSS and TotalCPU live on the step lines).
 std::vector<std::string> sacct_job_args(const std::string& sacct, const model::JobId& id);
 
-// `sacct ... -X -u <user> -S <since> -E now`: allocations only. `since` is
-// epoch seconds, written as local time the way sacct reads -S.
+// `sacct ... -u <user> -S <since> -E now`, steps included as for one job, so
+// each listed record is the one sacct_job_args would give (TotalCPU, MaxRSS,
+// the task layout). `since` is epoch seconds, written as local time the way
+// sacct reads -S.
 std::vector<std::string> sacct_user_args(const std::string& sacct, const std::string& user, std::int64_t since);
 
 // ---- Parsing sacct's output ------------------------------------------------

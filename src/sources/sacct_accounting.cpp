@@ -52,8 +52,6 @@ class SacctAccounting final : public AccountingSource {
     auto records = parse_sacct(*out, sacct_fields());
     if (!records) return records.error();
     std::vector<JobRecord> jobs = std::move(*records);
-    // With --allocations sacct prints TotalCPU as 00:00:00: not a measurement.
-    for (auto& r : jobs) r.total_cpu_seconds.reset();
     // Newest first: by submit time, then by the number the user submitted
     // under (an array's or het job's own, not the raw id a task got when it
     // started), then by task or component.
@@ -63,6 +61,8 @@ class SacctAccounting final : public AccountingSource {
     return jobs;
   }
 
+  // The listing has the step lines job() reads, folded the same way.
+  bool lists_whole_records() const override { return true; }
   std::string name() const override { return "sacct"; }
 
  private:

@@ -120,14 +120,15 @@ cat >"$T/sacct" <<SACCT
 # Counts its runs; answers for job $JOB only, as sacct --parsable2 would.
 echo "\$*" >>"$T/sacct.calls"
 case " \$* " in
-  *" --jobs=$JOB "*)
+  *" --jobs=$JOB "* | *" --user=alice "*)
     echo "$JOB|$JOB|alice|1001|research|batch|COMPLETED|$START|$START|$END|120|16|billing=16,cpu=16,mem=32000M,node=4|32000M|4|node[1-4]||||bench" ;;
 esac
 SACCT
 chmod +x "$T/sacct"
 
 # serve_cold NAME ARGS...: sets COLD_HTTP (the status), COLD_MS and COLD_NEW,
-# a file of the log lines written from the request on.
+# a file of the log lines written from the request on. It asks for
+# COLD_PATH (default: the job's usage).
 serve_cold() {
   local name=$1 port got lines
   shift
@@ -141,7 +142,7 @@ serve_cold() {
   done
   lines=$(wc -l <"$T/$name.log")
   got=$(curl -s -o "$T/$name.json" -w '%{http_code} %{time_total}' --max-time 10 \
-    "http://127.0.0.1:$port/api/v1/jobs/$JOB/usage")
+    -H 'X-Remote-User: alice' "http://127.0.0.1:$port${COLD_PATH:-/api/v1/jobs/$JOB/usage}")
   sleep 0.2  # the request's own log line follows the answer
   COLD_HTTP=${got% *}
   COLD_MS=$(awk -v s="${got#* }" 'BEGIN { printf "%.1f", s * 1000 }')
@@ -170,6 +171,21 @@ echo "  --accounting sacct:      HTTP $COLD_HTTP in $COLD_MS ms; accounting call
 analysed_line "$COLD_NEW"
 echo "target: one accounting call per cold usage: $(verdict "$([ "$cold_prom_lookups" = 1 ] &&
   [ "$cold_sacct_runs" = 1 ] && echo 1)") (prometheus $cold_prom_lookups, sacct $cold_sacct_runs)"
+
+# The user page lists the user's jobs and summarises the finished ones: with
+# sacct the listed records are analysed as listed (no --jobs look-up after
+# the listing); with jobs_info each job is looked up after the coarse listing.
+echo "serve, cold /api/v1/users/alice (one finished job) of a fresh server:"
+: >"$T/sacct.calls"
+COLD_PATH=/api/v1/users/alice serve_cold user-sacct --accounting sacct --sacct "$T/sacct"
+user_sacct_runs=$(wc -l <"$T/sacct.calls")
+echo "  --accounting sacct:      HTTP $COLD_HTTP in $COLD_MS ms; accounting calls: $user_sacct_runs" \
+  "(sacct runs: $(grep -c -- '--user=alice' "$T/sacct.calls") listing, $(grep -c -- '--jobs=' "$T/sacct.calls") job look-ups);" \
+  "Prometheus requests: $(prometheus_requests "$COLD_NEW")"
+COLD_PATH=/api/v1/users/alice serve_cold user-prometheus --accounting prometheus
+echo "  --accounting prometheus: HTTP $COLD_HTTP in $COLD_MS ms; jobs_info look-ups after the listing:" \
+  "$(jobs_info_lookups "$COLD_NEW"); Prometheus requests: $(prometheus_requests "$COLD_NEW")"
+echo "target: one sacct run for the user page: $(verdict "$([ "$user_sacct_runs" = 1 ] && echo 1)") ($user_sacct_runs)"
 
 # --- petricore serve under load: the first /api/v1/jobs/<id>/usage, then
 # the cached answer under wrk (32 connections), then the server's RSS.

@@ -413,14 +413,28 @@ TEST_CASE("DB source lists a user's jobs newest first", "[.][mariadb]") {
   for (const auto& j : *alice) ids.push_back(j.job_id);
   CHECK(ids == std::vector<std::string>{"230+1", "230+0", "202", "210_3", "201"});
   std::vector<bool> per_cpu;
+  CHECK(source->lists_whole_records());
   for (const auto& j : *alice) {
     per_cpu.push_back(j.mem_per_cpu.value_or(false));
-    CHECK_FALSE(j.total_cpu_seconds);  // the list reads no steps
-    CHECK_FALSE(j.max_rss_mb);
-    CHECK_FALSE(j.tasks);
     CHECK(j.mem_per_cpu.has_value());
+    // Whole records: the step figures too, as job() gives them.
+    CAPTURE(j.job_id);
+    auto alone = source->job(*parse_job_id(j.job_id));
+    REQUIRE(alone.ok());
+    CHECK(j.raw_id == alone->raw_id);
+    CHECK(j.start == alone->start);
+    CHECK(j.end == alone->end);
+    CHECK(j.alloc_cpus == alone->alloc_cpus);
+    CHECK(j.total_cpu_seconds == alone->total_cpu_seconds);
+    CHECK(j.max_rss_mb == alone->max_rss_mb);
+    CHECK(j.tasks == alone->tasks);
+    CHECK(j.cpus_per_task == alone->cpus_per_task);
   }
   CHECK(per_cpu == std::vector<bool>{true, false, false, true, false});
+  REQUIRE((*alice)[2].total_cpu_seconds);
+  CHECK(*(*alice)[2].total_cpu_seconds == Approx(3532.751));  // 202, from its steps
+  CHECK((*alice)[2].tasks == 4);
+  CHECK_FALSE((*alice)[1].total_cpu_seconds);  // 230+0: its steps are not its component's
   auto two = source->jobs_of_user("pcalice", 2);
   REQUIRE(two.ok());
   CHECK(two->size() == 2);

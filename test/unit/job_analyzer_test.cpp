@@ -63,6 +63,7 @@ class CountingAccounting final : public petricore::sources::AccountingSource {
     ++user_calls;
     return std::vector<JobRecord>{record_};
   }
+  bool lists_whole_records() const override { return true; }
   std::string name() const override { return "fake"; }
 
   int job_calls = 0;

@@ -80,13 +80,19 @@ class FakeAccounting : public sources::AccountingSource {
     for (auto it = jobs.rbegin(); it != jobs.rend() && out.size() < limit; ++it) {
       if (it->second.user == user) out.push_back(it->second);
     }
-    // As sacct --allocations and the DB listing: no step figures.
-    for (auto& job : out) job.total_cpu_seconds.reset();
+    // As the jobs_info listing: no step figures (unless whole_listing).
+    if (!whole_listing) {
+      for (auto& job : out) job.total_cpu_seconds.reset();
+    }
+    out.insert(out.end(), listed_again.begin(), listed_again.end());
     return out;
   }
+  bool lists_whole_records() const override { return whole_listing; }
   std::string name() const override { return "fake"; }
 
   std::map<std::string, model::JobRecord> jobs;
+  std::vector<model::JobRecord> listed_again;  // appended to every listing, as older runs of a requeued job
+  bool whole_listing = false;
   bool down = false;
   std::atomic<int> job_calls{0};
 };
@@ -670,9 +676,29 @@ TEST_CASE("user record: who may read it and what it holds", "[serve]") {
   CHECK(r.body.find("\"jobs_with_warnings\": 1") != std::string::npos);
 }
 
-TEST_CASE("user summary: jobs are analysed from their full record, not the listing's", "[serve]") {
-  // A listing lacks the step figures (TotalCPU, MaxRSS, the task layout)
-  // the analysis falls back on, so each job not cached yet is looked up.
+TEST_CASE("user summary: a whole listing's records are analysed as listed, no lookup", "[serve]") {
+  // sacct and the DB view list each job as job() gives it.
+  Fixture f;
+  f.accounting.whole_listing = true;
+  // An older run of 100 (requeued) after the newest: it counts once, as the newest.
+  f.accounting.listed_again.push_back(record("100", "alice", true));
+  f.accounting.listed_again.back().total_cpu_seconds = 1;
+  HttpResponse r = f.router.dispatch(as_user("/api/v1/users/alice", "alice"));
+  REQUIRE(r.status == 200);
+  CHECK(f.accounting.job_calls == 0);
+  REQUIRE(f.analysed.size() == 1);
+  CHECK(f.analysed[0].job_id == "100");
+  CHECK(f.analysed[0].total_cpu_seconds == 7200);
+  CHECK(r.body.find("\"jobs_considered\": 1, \"jobs_analysed\": 1, \"complete\": true") != std::string::npos);
+  // Cached under the job's id: its own route needs no lookup either.
+  CHECK(f.router.dispatch(as_user("/api/v1/jobs/100/usage", "alice")).status == 200);
+  CHECK(f.accounting.job_calls == 0);
+  CHECK(f.analyses == 1);
+}
+
+TEST_CASE("user summary: a coarse listing's jobs are analysed from their full record", "[serve]") {
+  // The jobs_info listing lacks the step figures (TotalCPU, MaxRSS, the task
+  // layout) and knows times only roughly, so each job not cached yet is looked up.
   Fixture f;
   CHECK(f.router.dispatch(as_user("/api/v1/users/alice", "alice")).status == 200);
   REQUIRE(f.analysed.size() == 1);

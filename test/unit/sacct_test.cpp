@@ -312,11 +312,10 @@ TEST_CASE("sacct command lines: fixed format, no shell words, the user's window"
                                  "--jobs=123_4"});
   petricore::test::UtcZone utc;
   auto user = sacct_user_args("sacct", "alice", 1795975755);
-  REQUIRE(user.size() == 8);
-  CHECK(user[4] == "--allocations");
-  CHECK(user[5] == "--user=alice");
-  CHECK(user[6] == "--starttime=2026-11-29T18:09:15");
-  CHECK(user[7] == "--endtime=now");
+  REQUIRE(user.size() == 7);  // steps included: no --allocations
+  CHECK(user[4] == "--user=alice");
+  CHECK(user[5] == "--starttime=2026-11-29T18:09:15");
+  CHECK(user[6] == "--endtime=now");
   CHECK(sacct_environment() == std::vector<std::string>{"SLURM_TIME_FORMAT=%s"});
 }
 
@@ -372,7 +371,7 @@ TEST_CASE("sacct source: an unknown job is NotFound, sacct's own error Unavailab
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
 }
 
-TEST_CASE("sacct source: a user's jobs newest first, at most the limit, no -X TotalCPU", "[sacct]") {
+TEST_CASE("sacct source: a user's jobs newest first, at most the limit", "[sacct]") {
   FakeSacct sacct("printf '%s\\n' \"$@\" >\"$(dirname \"$0\")/args\"\ncat '" +
                   (petricore::test::fixtures_dir() / "sacct" / "user-allocations.txt").string() + "'");
   auto source = make_sacct_accounting(sacct.path(), 10);
@@ -382,10 +381,12 @@ TEST_CASE("sacct source: a user's jobs newest first, at most the limit, no -X To
   CHECK((*jobs)[0].job_id == "303");
   CHECK((*jobs)[1].job_id == "302");
   CHECK((*jobs)[2].job_id == "301");
-  CHECK_FALSE((*jobs)[0].total_cpu_seconds);
+  CHECK(source->lists_whole_records());
   std::ifstream args(sacct.dir() / "args");
   std::string all((std::istreambuf_iterator<char>(args)), std::istreambuf_iterator<char>());
-  CHECK(all.find("--allocations\n--user=pcbob\n--starttime=") != std::string::npos);
+  CHECK(all.find("--noheader\n--format=JobID,JobIDRaw,") != std::string::npos);
+  CHECK(all.find("\n--user=pcbob\n--starttime=") != std::string::npos);
+  CHECK(all.find("--allocations") == std::string::npos);
 
   auto bad = source->jobs_of_user("alice;rm -rf /", 3);
   REQUIRE_FALSE(bad.ok());
@@ -400,6 +401,45 @@ TEST_CASE("sacct source: jobs submitted in the same second, newest first by the 
   std::vector<std::string> ids;
   for (const auto& j : *jobs) ids.push_back(j.job_id);
   CHECK(ids == std::vector<std::string>{"5", "3+1", "3+0", "2_3", "2_2", "2_1", "1"});
+}
+
+TEST_CASE("sacct source: each listed record is the one job() gives, steps folded in", "[sacct]") {
+  // Real Slurm 22.05 output (record_user_listing.sh): the user listing and
+  // `--jobs=N` for each of its three jobs print the same lines.
+  const auto dir = petricore::test::fixtures_dir() / "sacct";
+  FakeSacct listing("cat '" + (dir / "real-user-listing.txt").string() + "'");
+  FakeSacct one_job("cat '" + (dir / "real-user-listing-jobs.txt").string() + "'");
+  auto listed = make_sacct_accounting(listing.path(), 10)->jobs_of_user("petricore-e2e", 10);
+  REQUIRE(listed.ok());
+  std::vector<std::string> ids;
+  for (const auto& j : *listed) ids.push_back(j.job_id);
+  CHECK(ids == std::vector<std::string>{"2285002", "2285001", "2285000"});
+  auto source = make_sacct_accounting(one_job.path(), 10);
+  for (const auto& from_list : *listed) {
+    CAPTURE(from_list.job_id);
+    auto alone = source->job(*parse_job_id(from_list.job_id));
+    REQUIRE(alone.ok());
+    CHECK(from_list.name == alone->name);
+    CHECK(from_list.start == alone->start);
+    CHECK(from_list.end == alone->end);
+    CHECK(from_list.alloc_cpus == alone->alloc_cpus);
+    CHECK(from_list.alloc_mem_mb == alone->alloc_mem_mb);
+    CHECK(from_list.total_cpu_seconds == alone->total_cpu_seconds);
+    CHECK(from_list.max_rss_mb == alone->max_rss_mb);
+    CHECK(from_list.tasks == alone->tasks);
+    CHECK(from_list.cpus_per_task == alone->cpus_per_task);
+    CHECK(from_list.state == alone->state);
+  }
+  // The step figures are there: TotalCPU over the steps, MaxRSS, the layout.
+  const auto& tasks2 = (*listed)[2];
+  REQUIRE(tasks2.total_cpu_seconds);
+  CHECK(*tasks2.total_cpu_seconds == Approx(1.476));
+  REQUIRE(tasks2.max_rss_mb);
+  CHECK(*tasks2.max_rss_mb == Approx(116.0 / 1024));
+  CHECK(tasks2.tasks == 2);
+  CHECK(tasks2.cpus_per_task == 1);
+  CHECK((*listed)[0].name == "two|steps");
+  CHECK((*listed)[1].tasks == std::nullopt);  // a batch script alone
 }
 
 TEST_CASE("sacct source: a user sacct does not know is NotFound", "[sacct]") {
