@@ -154,7 +154,8 @@ __attribute__((noinline)) PassResult real_pass(pc::Sampler& sampler, pc::ErrorCo
 // ---- the raw-read baseline ---------------------------------------------------
 // The system calls the metric set needs and nothing else: discovery of the
 // job directories, the cgroup files, each process's stat, io, fd links and
-// cwd, and (once per job) cpuset.cpus and environ. openat on held directory
+// cwd, and (once per job) cpuset.cpus and environ; on a v2 hierarchy the v2
+// files (cpu.stat, memory.*, cpuset.cpus.effective) and /proc/stat once a pass. openat on held directory
 // fds, one reused buffer, raw getdents64, no parsing beyond the pid lists.
 
 class Baseline {
@@ -173,25 +174,43 @@ class Baseline {
   // Returns the number of processes visited.
   __attribute__((noinline)) std::size_t pass() {
     jobs_.clear();
-    discover();
+    // A unified (v2) hierarchy has cgroup.controllers at its root (a
+    // fixture's may not) and no per-controller directories.
+    const bool v2 = ::faccessat(cg_, "cgroup.controllers", F_OK, 0) == 0 || ::faccessat(cg_, "memory", F_OK, 0) != 0;
+    if (v2)
+      discover_v2();
+    else
+      discover();
+    // v2 attributes CPU time to cores from /proc/stat's per-CPU ticks.
+    if (v2 && !jobs_.empty()) read_at(proc_, "stat");
     std::size_t processes = 0;
     for (auto& [id, dirs] : jobs_) {
       const std::string& cpu = dirs[1];
       const std::string& mem = dirs[2];
       const std::string& cpuset = dirs[3];
       const std::string& procs = !dirs[0].empty() ? dirs[0] : cpu;
-      if (!cpu.empty()) {
-        read_at(cg_, (cpu + "/cpuacct.usage").c_str());
-        read_at(cg_, (cpu + "/cpuacct.stat").c_str());
-        read_at(cg_, (cpu + "/cpuacct.usage_percpu").c_str());
-      }
-      if (!mem.empty()) {
+      if (v2) {
+        read_at(cg_, (cpu + "/cpu.stat").c_str());
         read_at(cg_, (mem + "/memory.stat").c_str());
-        read_at(cg_, (mem + "/memory.limit_in_bytes").c_str());
-        read_at(cg_, (mem + "/memory.max_usage_in_bytes").c_str());
+        read_at(cg_, (mem + "/memory.max").c_str());
+        read_at(cg_, (mem + "/memory.current").c_str());
+        read_at(cg_, (mem + "/memory.swap.current").c_str());
+        read_at(cg_, (mem + "/memory.peak").c_str());
+      } else {
+        if (!cpu.empty()) {
+          read_at(cg_, (cpu + "/cpuacct.usage").c_str());
+          read_at(cg_, (cpu + "/cpuacct.stat").c_str());
+          read_at(cg_, (cpu + "/cpuacct.usage_percpu").c_str());
+        }
+        if (!mem.empty()) {
+          read_at(cg_, (mem + "/memory.stat").c_str());
+          read_at(cg_, (mem + "/memory.limit_in_bytes").c_str());
+          read_at(cg_, (mem + "/memory.max_usage_in_bytes").c_str());
+        }
       }
       bool first_time = known_.insert(id).second;
-      if (first_time && !cpuset.empty()) read_at(cg_, (cpuset + "/cpuset.cpus").c_str());
+      if (first_time && !cpuset.empty())
+        read_at(cg_, (cpuset + (v2 ? "/cpuset.cpus.effective" : "/cpuset.cpus")).c_str());
       pids_.clear();
       int job_fd = ::openat(cg_, procs.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (job_fd >= 0) {
@@ -268,8 +287,9 @@ class Baseline {
     }
     if (depth >= 5) return;
     std::vector<std::string> children;
+    // `slurm` leaves (v2) hold slurmstepd itself, not the job's processes.
     for_each_entry(dirfd, [&](const char* name, unsigned char type) {
-      if (type == DT_DIR) children.emplace_back(name);
+      if (type == DT_DIR && std::strcmp(name, "slurm") != 0) children.emplace_back(name);
     });
     for (const auto& child : children) {
       int child_fd = ::openat(dirfd, child.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -309,6 +329,39 @@ class Baseline {
         ::close(root_fd);
       }
       ::close(ctrl);
+    }
+  }
+
+  // v2: <any>.slice/[<node>_]slurmstepd.scope/job_<id> (or a SLUID,
+  // s + 13 characters), one directory for every controller.
+  void discover_v2() {
+    std::vector<std::string> slices;
+    for_each_entry(cg_, [&](const char* name, unsigned char type) {
+      std::string_view n = name;
+      if (type == DT_DIR && n.size() > 6 && n.substr(n.size() - 6) == ".slice") slices.emplace_back(name);
+    });
+    for (const auto& slice : slices) {
+      int slice_fd = ::openat(cg_, slice.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (slice_fd < 0) continue;
+      std::vector<std::string> scopes;
+      for_each_entry(slice_fd, [&](const char* name, unsigned char type) {
+        std::string_view n = name, suffix = "slurmstepd.scope";
+        if (type == DT_DIR && n.size() >= suffix.size() && n.substr(n.size() - suffix.size()) == suffix)
+          scopes.emplace_back(name);
+      });
+      for (const auto& scope : scopes) {
+        int scope_fd = ::openat(slice_fd, scope.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (scope_fd < 0) continue;
+        for_each_entry(scope_fd, [&](const char* name, unsigned char type) {
+          std::string_view n = name;
+          bool job = n.rfind("job_", 0) == 0 || (n.size() == 14 && (n[0] == 's' || n[0] == 'S'));
+          if (type != DT_DIR || !job) return;
+          std::string dir = slice + "/" + scope + "/" + name;
+          jobs_[name] = {dir, dir, dir, dir};
+        });
+        ::close(scope_fd);
+      }
+      ::close(slice_fd);
     }
   }
 
