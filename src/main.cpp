@@ -286,7 +286,10 @@ struct ReportCli {
 void add_report(CLI::App& app, ReportCli& r) {
   auto& o = r.options;
   r.app = app.add_subcommand("report", "The job analysis on the command line");
-  r.app->add_option("jobid", o.job_id, "Slurm job id: 123, 123_4 (array task) or 123+1 (het job)")->required();
+  r.app
+      ->add_option("jobid", o.job_id,
+                   "Slurm job id: 123, 123_4 (array task), 123+1 (het job), or a SLUID (s5K1KKYAYG5D00)")
+      ->required();
   r.app->add_flag("--json", o.json, "Print the API's job JSON");
   r.app->add_flag("--mail", o.mail, "Print the job-end mail text (last line WARNING=true|false)");
   r.app->add_option("--pdf", o.pdf_file, "Write the PDF report to FILE (atomically; - for stdout)");

@@ -168,8 +168,8 @@ std::optional<std::vector<int>> CgroupReader::cpuset(const JobCgroups& job) {
   return cpus;
 }
 
-bool CgroupReader::collect_processes(int dirfd, const std::string& path, bool in_extern, int depth,
-                                     std::vector<ProcessRef>& out) {
+bool CgroupReader::collect_processes(int dirfd, const std::string& path, bool in_extern, bool skip_slurm_leaves,
+                                     int depth, std::vector<ProcessRef>& out) {
   bool complete = true;
   ReadError error = read_file_at(dirfd, "cgroup.procs", buffer_);
   if (error.status == ReadStatus::Ok) {
@@ -187,14 +187,14 @@ bool CgroupReader::collect_processes(int dirfd, const std::string& path, bool in
   if (depth >= kMaxProcessDepth) return complete;
   std::vector<std::string> children;
   list_directory(dirfd, [&](std::string_view name, bool is_directory) {
-    if (is_directory) children.emplace_back(name);
+    if (is_directory && !(skip_slurm_leaves && name == "slurm")) children.emplace_back(name);
   });
   for (const auto& child : children) {
     auto child_fd = open_directory_at(dirfd, child.c_str());
     if (!child_fd) continue;  // removed meanwhile
-    complete =
-        collect_processes(child_fd->get(), path + "/" + child, in_extern || child == "step_extern", depth + 1, out) &&
-        complete;
+    complete = collect_processes(child_fd->get(), path + "/" + child, in_extern || child == "step_extern",
+                                 skip_slurm_leaves, depth + 1, out) &&
+               complete;
   }
   return complete;
 }
@@ -204,7 +204,10 @@ bool CgroupReader::processes(const JobCgroups& job, std::vector<ProcessRef>& res
   if (job.process_dir.empty()) return true;
   auto job_fd = open_directory_at(root_.get(), job.process_dir.c_str());
   if (!job_fd) return true;  // the job ended
-  bool complete = collect_processes(job_fd->get(), job.process_dir, false, 0, result);
+  // v2: a step's `slurm/` leaf holds only its slurmstepd, never one of the
+  // job's processes, so it is not even listed (v1 has no such leaf; its
+  // slurmstepds, wherever they sit, are left out by name).
+  bool complete = collect_processes(job_fd->get(), job.process_dir, false, job.version == CgroupVersion::V2, 0, result);
   // One entry per pid, then batch and numbered steps before the extern step.
   std::sort(result.begin(), result.end(), [](const ProcessRef& a, const ProcessRef& b) { return a.pid < b.pid; });
   result.erase(std::unique(result.begin(), result.end(),

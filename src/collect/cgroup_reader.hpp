@@ -64,7 +64,8 @@ class CgroupReader {
   // empty when the job has no cpuset.
   std::optional<std::vector<int>> cpuset(const JobCgroups& job);
   // Every process in the job's cgroup subtree, once each, batch and numbered
-  // steps before the extern step. Returns false when some cgroup.procs could
+  // steps before the extern step; on v2 the steps' `slurm/` leaves (Slurm's
+  // own slurmstepd) are not looked into. Returns false when some cgroup.procs could
   // not be read, so the list may miss live processes.
   bool processes(const JobCgroups& job, std::vector<ProcessRef>& out);
   // Whether any of the job's cgroups still lists a process, Slurm's own
@@ -82,7 +83,8 @@ class CgroupReader {
   bool read(const std::string& dir, const char* file, Need need);
   void malformed(const std::string& dir, const char* file);
   // Returns false when a cgroup.procs was unreadable or malformed.
-  bool collect_processes(int dirfd, const std::string& path, bool in_extern, int depth, std::vector<ProcessRef>& out);
+  bool collect_processes(int dirfd, const std::string& path, bool in_extern, bool skip_slurm_leaves, int depth,
+                         std::vector<ProcessRef>& out);
   bool any_process(int dirfd, bool skip_slurm_leaves, int depth);
 
   UniqueFd root_;

@@ -1,7 +1,9 @@
 #include "collect/environ_collector.hpp"
 
+#include "collect/error_counter.hpp"
 #include "collect/kernel_formats.hpp"
 #include "core/passwd.hpp"
+#include "model/job_id.hpp"
 
 #include <charconv>
 #include <string_view>
@@ -41,24 +43,41 @@ void EnvironCollector::read_environ(int pid, EnvironState& state, JobFacts& fact
   if (!facts.uid) {
     if (auto uid = environ_value(*env, "SLURM_JOB_UID")) facts.uid = parse_uid(*uid);
   }
+  // The job's own numeric id: a plain number (an array task's or het
+  // component's SLURM_JOB_ID is its own job id), anything else is ignored.
+  if (auto id = model::parse_job_id(*environ_value(*env, "SLURM_JOB_ID")); id && !id->array_task && !id->het_component)
+    facts.slurm_job_id = std::to_string(id->job);
   state.found = true;
-  state.tried.clear();
+  // Each pid is read once while the number is still wanted.
+  if (facts.slurm_job_id.empty())
+    state.tried.insert(pid);
+  else
+    state.tried.clear();
 }
 
 void EnvironCollector::collect_job(JobContext& job, EnvironState& state, JobSample& /*out*/) {
   JobFacts& facts = job.facts;
+  // A SLUID job without its number is exported under the SLUID: worth more
+  // reads than a job that merely lacks its account.
+  auto number_missing = [&] { return !job.cgroups.sluid.empty() && facts.slurm_job_id.empty(); };
   int reads_this_pass = 0;
   // Process by process, the environment before the owner: a job's own
   // SLURM_JOB_UID wins over the owner of a process seen later.
   for (int pid : job.processes->pids) {
-    if (!state.found && state.reads < kMaxEnvironReads && reads_this_pass < kEnvironReadsPerPass &&
-        !state.tried.count(pid)) {
+    bool wanted = (!state.found && state.reads < kMaxEnvironReads) || number_missing();
+    if (wanted && reads_this_pass < kEnvironReadsPerPass && !state.tried.count(pid)) {
       ++reads_this_pass;
       read_environ(pid, state, facts);
     }
     if (!facts.uid) facts.uid = procfs_.owner_uid(pid);
   }
   if (facts.uid && facts.user.empty()) facts.user = user_name(*facts.uid);
+  if (number_missing() && !job.processes->pids.empty()) {
+    errors_.count(error_source::environ, "SLUID job without SLURM_JOB_ID",
+                  "job " + job.cgroups.sluid +
+                      ": no process environment with SLURM_JOB_ID could be read; exported under its SLUID until one "
+                      "can");
+  }
 }
 
 }  // namespace petricore::collect

@@ -7,6 +7,11 @@
 // read at most a few per pass and a few dozen in the job's life: other
 // schedulers, and jobs whose processes all came through pam_slurm_adopt,
 // have no Slurm environment at all.
+//
+// A job whose cgroup is named by its SLUID (Slurm 26.05) needs SLURM_JOB_ID
+// for its numeric id: until one of its processes' environments gives it,
+// each pass counts an "environ" error for the job, and its environments are
+// read past the lifetime cap (still a few per pass, each pid once).
 #pragma once
 
 #include "collect/job_collector.hpp"
@@ -16,6 +21,8 @@
 
 namespace petricore::collect {
 
+class ErrorCounter;
+
 struct EnvironState {
   bool found = false;
   int reads = 0;
@@ -24,7 +31,8 @@ struct EnvironState {
 
 class EnvironCollector final : public JobCollectorWith<EnvironState> {
  public:
-  explicit EnvironCollector(ProcfsReader& procfs) : procfs_(procfs) {}
+  // Counts its errors where `procfs` does.
+  explicit EnvironCollector(ProcfsReader& procfs) : procfs_(procfs), errors_(procfs.errors()) {}
 
  protected:
   void collect_job(JobContext& job, EnvironState& state, JobSample& out) override;
@@ -33,6 +41,7 @@ class EnvironCollector final : public JobCollectorWith<EnvironState> {
   void read_environ(int pid, EnvironState& state, JobFacts& facts);
 
   ProcfsReader& procfs_;
+  ErrorCounter& errors_;
 };
 
 }  // namespace petricore::collect

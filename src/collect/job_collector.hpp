@@ -30,6 +30,9 @@ struct JobFacts {
   std::optional<std::vector<int>> cpus;  // absent until read; empty when the job has no cpuset
   std::string account;
   std::vector<std::string> gpus;
+  // SLURM_JOB_ID of the job's environment (decimal digits), empty until
+  // read: the id a job whose directory is named by its SLUID is exported as.
+  std::string slurm_job_id;
 };
 
 // What the walk over the job's processes found that later collectors use,

@@ -11,7 +11,10 @@
 namespace petricore::collect {
 
 struct JobSample {
+  // The label slurm_job: the numeric id; for a job whose cgroup is named by
+  // its SLUID, the SLUID itself until a process environment gives the id.
   std::string job_id;
+  std::string sluid;  // Slurm 26.05's SLUID when the job's cgroup is named by it, else empty
 
   // Static facts, read once per job and cached.
   std::optional<unsigned> uid;

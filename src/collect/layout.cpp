@@ -2,7 +2,9 @@
 
 #include "collect/error_counter.hpp"
 #include "collect/file_reader.hpp"
+#include "core/log.hpp"
 #include "core/startup_error.hpp"
+#include "model/sluid.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -140,38 +142,70 @@ bool is_slurmstepd_scope(std::string_view name) {
          name[name.size() - scope.size() - 1] == '_';
 }
 
+bool ends_with(std::string_view name, std::string_view suffix) {
+  return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+}
+
+// A v2 job directory: "job_<id>", or (Slurm 26.05's default) the job's SLUID.
+// Anything else in a slurmstepd scope (its `system` waiting area) is no job.
+std::optional<JobCgroups> v2_job(const std::string& scope_path, const std::string& name) {
+  JobCgroups cg;
+  if (std::string_view id = numeric_suffix(name, "job_"); !id.empty()) {
+    cg.job_id = std::string{id};
+  } else if (auto sluid = model::parse_sluid(name)) {
+    cg.job_id = cg.sluid = *sluid;
+  } else {
+    if (model::sluid_like(name)) log::debug("skipping " + scope_path + "/" + name + ": not a valid SLUID");
+    return std::nullopt;
+  }
+  cg.version = CgroupVersion::V2;
+  cg.cpu_dir = cg.memory_dir = cg.cpuset_dir = cg.process_dir = scope_path + "/" + name;
+  return cg;
+}
+
 class SlurmV2Layout : public Layout {
  public:
   std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
     std::map<std::string, JobCgroups> jobs;
     // The unified hierarchy is the root itself on a pure v2 host, and
-    // <root>/unified on a hybrid one.
-    for (const char* base : {"system.slice", "unified/system.slice"}) {
-      auto slice_fd = open_directory_at(root_fd, base);
-      if (!slice_fd) continue;
-      for (const auto& scope : subdirectories(slice_fd->get())) {
-        if (!is_slurmstepd_scope(scope)) continue;
-        std::string scope_path = std::string{base} + "/" + scope;
-        auto scope_fd = open_directory_at(root_fd, scope_path.c_str());
-        if (!scope_fd) {
-          count_unreadable(errors, scope_path);
-          continue;
-        }
-        for (const auto& name : subdirectories(scope_fd->get())) {
-          std::string_view id = numeric_suffix(name, "job_");
-          if (id.empty() || jobs.count(std::string{id})) continue;
-          std::string job_path = scope_path + "/" + name;
-          JobCgroups cg;
-          cg.job_id = std::string{id};
-          cg.version = CgroupVersion::V2;
-          cg.cpu_dir = cg.memory_dir = cg.cpuset_dir = cg.process_dir = job_path;
-          jobs.emplace(cg.job_id, std::move(cg));
-        }
+    // <root>/unified on a hybrid one. Slurm puts its scopes in the slice
+    // that CgroupSlice names (25.11 on; system.slice before), so every
+    // top-level slice is looked into: a root holds a handful.
+    for (const char* base : {"", "unified"}) {
+      auto base_fd = open_directory_at(root_fd, *base == '\0' ? "." : base);
+      if (!base_fd) continue;
+      for (const auto& slice : subdirectories(base_fd->get())) {
+        if (!ends_with(slice, ".slice")) continue;
+        std::string slice_path = *base == '\0' ? slice : std::string{base} + "/" + slice;
+        scan_slice(root_fd, slice_path, jobs, errors);
       }
     }
     std::vector<JobCgroups> result;
     for (auto& [id, cg] : jobs) result.push_back(std::move(cg));
     return result;
+  }
+
+ private:
+  static void scan_slice(int root_fd, const std::string& slice_path, std::map<std::string, JobCgroups>& jobs,
+                         ErrorCounter& errors) {
+    auto slice_fd = open_directory_at(root_fd, slice_path.c_str());
+    if (!slice_fd) {
+      count_unreadable(errors, slice_path);
+      return;
+    }
+    for (const auto& scope : subdirectories(slice_fd->get())) {
+      if (!is_slurmstepd_scope(scope)) continue;
+      std::string scope_path = slice_path + "/" + scope;
+      auto scope_fd = open_directory_at(root_fd, scope_path.c_str());
+      if (!scope_fd) {
+        count_unreadable(errors, scope_path);
+        continue;
+      }
+      for (const auto& name : subdirectories(scope_fd->get())) {
+        auto cg = v2_job(scope_path, name);
+        if (cg && !jobs.count(cg->job_id)) jobs.emplace(cg->job_id, std::move(*cg));
+      }
+    }
   }
 };
 

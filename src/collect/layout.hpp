@@ -4,8 +4,16 @@
 //
 // Recognised without configuration (LayoutKind::Auto tries them all):
 //   v1  <ctrl>/slurm/uid_U/job_J/step_S/task_T   and  <ctrl>/slurm_<node>/...
-//   v2  [unified/]system.slice/slurmstepd.scope/job_J/step_S/...
-//       and [unified/]system.slice/<node>_slurmstepd.scope/...
+//   v2  [unified/]<slice>/slurmstepd.scope/<job>/step_S/...
+//       and [unified/]<slice>/<node>_slurmstepd.scope/<job>/...
+//       where <slice> is any top-level *.slice (system.slice, or what
+//       Slurm 25.11's CgroupSlice names) and <job> is job_J or, as Slurm
+//       26.05 names it by default, the job's SLUID (model/sluid.hpp). The
+//       scope's `system` directory (slurmstepd's waiting area) is no job;
+//       a SLUID-like name that is not a valid SLUID is skipped (debug log).
+//       Steps (step_batch, step_extern, step_0, het step_0+1,
+//       step_interactive) and their leaves (user/task_N, the task_special
+//       of processes pam_slurm_adopt adopted) are all the job's.
 // Hybrid hosts (v1 controllers plus a v2 mount at <root>/unified) are covered
 // because both kinds are searched. Other schedulers: LayoutKind::Pattern with
 // a regular expression over directory paths relative to the cgroup root.
@@ -25,7 +33,11 @@ enum class CgroupVersion { V1, V2 };
 // One job's cgroup directories, relative to the cgroup root. An empty string
 // means the job has no cgroup in that controller (e.g. no memory cgroup).
 struct JobCgroups {
-  std::string job_id;           // decimal digits, as Slurm prints it
+  // Decimal digits, as Slurm prints it; for a job directory named by its
+  // SLUID, the canonical SLUID (the collector exports it under the numeric
+  // id once the job's environment gives it).
+  std::string job_id;
+  std::string sluid;            // the canonical SLUID, empty for job_J directories
   std::optional<unsigned> uid;  // from uid_U in the path when present
   CgroupVersion version = CgroupVersion::V1;
   std::string cpu_dir;     // v1 cpuacct job dir; v2 job dir

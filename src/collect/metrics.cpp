@@ -116,9 +116,12 @@ Snapshot build_snapshot(const std::vector<JobSample>& jobs, const std::string& i
 
   MetricFamily& info = b.start("jobs_info", "Owner of the job; always 1", MetricType::Gauge);
   for (const auto& job : jobs) {
-    info.metric.push_back(b.series(
-        job, 1.0,
-        {{"user", job.user}, {"uid", job.uid ? std::to_string(*job.uid) : std::string{}}, {"account", job.account}}));
+    std::vector<ClientMetric::Label> labels{
+        {"user", job.user}, {"uid", job.uid ? std::to_string(*job.uid) : std::string{}}, {"account", job.account}};
+    // Only a job whose cgroup is named by its SLUID has the label: the
+    // series of other jobs stay what they were.
+    if (!job.sluid.empty()) labels.push_back({"sluid", job.sluid});
+    info.metric.push_back(b.series(job, 1.0, std::move(labels)));
   }
   b.per_job("jobs_cpus_allocated", "CPUs in the job's cpuset", jobs, [](const JobSample& j) {
     return j.cpus.empty() ? std::nullopt : std::optional<double>(static_cast<double>(j.cpus.size()));

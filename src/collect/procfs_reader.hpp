@@ -34,6 +34,8 @@ class ProcfsReader {
   // Calls visit(path) for every fd of the process that refers to a regular
   // file (sockets, pipes, devices, anon inodes are skipped).
   void open_files(int pid, const std::function<void(std::string_view path)>& visit);
+  // Where this reader counts its errors (for the collectors built on it).
+  ErrorCounter& errors() const { return errors_; }
   // Busy ticks (user+nice+system+irq+softirq+steal) per CPU id from /proc/stat.
   std::vector<std::uint64_t> cpu_busy_ticks();
 

@@ -165,6 +165,11 @@ std::optional<JobSample> Sampler::Impl::sample_job(const JobCgroups& cg, JobStat
     if (excluded(state)) return std::nullopt;
   }
   const JobFacts& facts = state.facts;
+  // A job whose cgroup is named by its SLUID is exported under its numeric
+  // id once known: the state stays keyed by the directory, only the label
+  // moves, and the sinks drop the SLUID-labelled series with the next pass.
+  out.sluid = cg.sluid;
+  if (!cg.sluid.empty() && !facts.slurm_job_id.empty()) out.job_id = facts.slurm_job_id;
   out.uid = facts.uid;
   out.user = facts.user;
   out.account = facts.account;

@@ -4,10 +4,12 @@
 #include "core/atomic_file.hpp"
 #include "core/log.hpp"
 #include "core/startup_error.hpp"
+#include "model/sluid.hpp"
 #include "render/job_render.hpp"
 #include "render/mail_message.hpp"
 #include "render/pdf_report.hpp"
 #include "sources/directory.hpp"
+#include "sources/sluid_lookup.hpp"
 
 #include <netdb.h>
 #include <sys/stat.h>
@@ -154,8 +156,11 @@ std::string mail_subject(const model::JobReport& report) {
 }
 
 int run_report(const ReportOptions& options) {
+  // A SLUID (Slurm 26.05) stands for its numeric job id, looked up once the
+  // stack (and its Prometheus client) exists.
   auto id = model::parse_job_id(options.job_id);
-  if (!id) throw StartupError("not a Slurm job id: '" + options.job_id + "'");
+  const std::optional<std::string> sluid = id ? std::nullopt : model::parse_sluid(options.job_id);
+  if (!id && !sluid) throw StartupError("not a Slurm job id or SLUID: '" + options.job_id + "'");
   const int outputs = int{options.json} + int{options.mail} + int{!options.pdf_file.empty()} + int{options.send_mail};
   if (outputs > 1) throw StartupError("--json, --mail, --pdf and --send-mail exclude each other");
   if (!options.to.empty() && !options.send_mail) throw StartupError("--to needs --send-mail");
@@ -164,6 +169,11 @@ int run_report(const ReportOptions& options) {
   // The directory only when mailing: see recipients().
   analysis::AnalysisStack stack(options.analysis, analysis::AnalysisStack::WithDirectory::No);
   analysis::JobAnalyzer& analyzer = stack.analyzer;
+  if (sluid) {
+    Result<model::JobId> resolved = sources::SluidLookup(stack.prometheus).job_id(*sluid);
+    if (!resolved) return fail(resolved.error());
+    id = *resolved;
+  }
 
   Result<model::JobReport> report = analyzer.analyze(*id);
   // The sources' messages already name the job and where it was looked for.

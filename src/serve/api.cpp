@@ -164,7 +164,8 @@ Api::Api(ApiOptions options, ApiBackends backends, Authorizer& authorizer, Resul
       authorizer_(authorizer),
       cache_(cache),
       metrics_(metrics),
-      jobs_(*backends_.accounting, backends_.analyze, backends_.render_json, authorizer_, cache_),
+      jobs_(*backends_.accounting, backends_.analyze, backends_.render_json, authorizer_, cache_,
+            backends_.resolve_sluid),
       rendered_(options_.rendered_cache_bytes) {
   while (!options_.public_url.empty() && options_.public_url.back() == '/') options_.public_url.pop_back();
   if (!backends_.uid_of) backends_.uid_of = system_uid;
@@ -232,7 +233,9 @@ HttpResponse Api::mail(const HttpRequest& request, const std::string& job_id) {
   if (!entry) return entry.take_refusal();
   // A mail is read elsewhere: its link must be absolute, or absent.
   std::string base = base_url(request);
-  std::string pdf_url = base.empty() ? "" : base + "/pdf/" + model::parse_job_id(job_id)->text();
+  // The link names the job by its id, also when it was asked for by SLUID.
+  auto id = model::parse_job_id(job_id);
+  std::string pdf_url = base.empty() ? "" : base + "/pdf/" + (id ? id->text() : entry->report.usage.job.job_id);
   HttpResponse response = text_response(backends_.render_mail(entry->report, pdf_url));
   response.headers.push_back({"Cache-Control", entry->settled() ? "private, max-age=300" : "no-store"});
   return response;

@@ -69,6 +69,9 @@ struct ApiBackends {
   // render::job_json and render::mail_text in production.
   JobService::RenderJson render_json;
   std::function<std::string(const model::JobReport&, const std::string& pdf_url)> render_mail;
+  // The job id of a SLUID (sources::SluidLookup in production); optional:
+  // without it a SLUID is an invalid job id.
+  JobService::ResolveSluid resolve_sluid;
   // The passwd database's uid of a user (getpwnam_r by default).
   std::function<std::optional<unsigned>(const std::string&)> uid_of;
 };

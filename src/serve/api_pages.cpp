@@ -4,6 +4,7 @@
 // in the rendered cache.
 #include "core/deflate.hpp"
 #include "model/job_id.hpp"
+#include "model/sluid.hpp"
 #include "render/chart.hpp"
 #include "render/job_charts.hpp"
 #include "render/job_html.hpp"
@@ -165,12 +166,14 @@ HttpResponse Api::job_form(const HttpRequest& request) {
   std::string trimmed = *id_text;
   trimmed.erase(0, trimmed.find_first_not_of(" \t"));
   trimmed.erase(trimmed.find_last_not_of(" \t") + 1);
+  // A SLUID goes to its page as it is: the page resolves it.
   auto id = model::parse_job_id(trimmed);
-  if (!id) return json_error(400, "invalid job id: expected a Slurm job id such as 123, 123_4 or 123+1");
+  std::optional<std::string> path_id = id ? std::optional<std::string>(id->text()) : model::parse_sluid(trimmed);
+  if (!path_id) return json_error(400, kInvalidJobId);
   HttpResponse response;
   response.status = 303;
-  response.headers.push_back({"Location", base_url(request) + "/jobs/" + id->text()});
-  response.body = "see /jobs/" + id->text() + "\n";
+  response.headers.push_back({"Location", base_url(request) + "/jobs/" + *path_id});
+  response.body = "see /jobs/" + *path_id + "\n";
   return response;
 }
 

@@ -1,6 +1,7 @@
 #include "serve/job_service.hpp"
 
 #include "core/log.hpp"
+#include "model/sluid.hpp"
 #include "sources/accounting.hpp"
 
 #include <utility>
@@ -28,6 +29,9 @@ HttpResponse error_response(const Error& error) {
   return json_error(error_status(error.kind), error.message);
 }
 
+const char* const kInvalidJobId =
+    "invalid job id: expected a Slurm job id such as 123, 123_4 or 123+1, or a SLUID such as s5K1KKYAYG5D00";
+
 HttpResponse refusal_response(const AccessDecision& decision) {
   if (decision.access == Access::Unavailable) log::warning(decision.message);
   return json_error(access_status(decision.access), decision.message);
@@ -43,18 +47,27 @@ HttpResponse not_finished(const std::string& id, const std::string& state) {
 }  // namespace
 
 JobService::JobService(sources::AccountingSource& accounting, Analyze analyze, RenderJson render_json,
-                       Authorizer& authorizer, ResultCache& cache)
+                       Authorizer& authorizer, ResultCache& cache, ResolveSluid resolve_sluid)
     : accounting_(accounting),
       analyze_(std::move(analyze)),
       render_json_(std::move(render_json)),
       authorizer_(authorizer),
-      cache_(cache) {}
+      cache_(cache),
+      resolve_sluid_(std::move(resolve_sluid)) {}
 
 JobAnswer JobService::load(const HttpRequest& request, const std::string& job_id, bool finished_only) {
   Identity who;
   if (auto decision = authorizer_.identify(request, who); !decision.allowed()) return refusal_response(decision);
   auto id = model::parse_job_id(job_id);
-  if (!id) return json_error(400, "invalid job id: expected a Slurm job id such as 123, 123_4 or 123+1");
+  if (!id) {
+    // A SLUID (Slurm 26.05) stands for its numeric job id; the id is then
+    // what is cached, authorised and analysed.
+    auto sluid = model::parse_sluid(job_id);
+    if (!sluid || !resolve_sluid_) return json_error(400, kInvalidJobId);
+    auto resolved = resolve_sluid_(*sluid);
+    if (!resolved) return error_response(resolved.error());
+    id = resolved.value();
+  }
   const std::string key = id->text();
 
   if (CachedReportPtr hit = cache_.find(key)) {

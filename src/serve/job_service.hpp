@@ -31,6 +31,8 @@ int error_status(Error::Kind kind);
 // The JSON error of a failed source or bad input; an Unavailable one is
 // logged as a warning (the server's problem, not the caller's).
 HttpResponse error_response(const Error& error);
+// The 400 message of a path or form value that is neither a job id nor a SLUID.
+extern const char* const kInvalidJobId;
 // The JSON error of an authorisation that did not allow (401/403/502).
 HttpResponse refusal_response(const AccessDecision& decision);
 
@@ -57,15 +59,19 @@ class JobService {
   using Analyze = std::function<Result<model::JobReport>(const model::JobRecord&)>;
   // render::job_json in production: rendered once per analysis, kept with it.
   using RenderJson = std::function<std::string(const model::JobReport&)>;
+  // The job id of a canonical SLUID (sources::SluidLookup in production):
+  // NotFound when unknown. Without one, a SLUID is an invalid id.
+  using ResolveSluid = std::function<Result<model::JobId>(const std::string& sluid)>;
 
   // The references must outlive the service.
   JobService(sources::AccountingSource& accounting, Analyze analyze, RenderJson render_json, Authorizer& authorizer,
-             ResultCache& cache);
+             ResultCache& cache, ResolveSluid resolve_sluid = {});
 
-  // The job `job_id` (as the request's path gave it) for the caller of
-  // `request`: 401/403 unless identified and allowed to read the owner's
-  // jobs, 400 for an invalid id, 404 for an unknown job, 502 for a failed
-  // source. `finished_only` refuses a job that has not ended with 409.
+  // The job `job_id` (as the request's path gave it: a job id, or a SLUID
+  // that stands for one) for the caller of `request`: 401/403 unless
+  // identified and allowed to read the owner's jobs, 400 for an invalid id,
+  // 404 for an unknown job or SLUID, 502 for a failed source.
+  // `finished_only` refuses a job that has not ended with 409.
   JobAnswer load(const HttpRequest& request, const std::string& job_id, bool finished_only);
 
   // The cached analysis of `id`, or nullptr (counts a cache hit when found).
@@ -88,6 +94,7 @@ class JobService {
   RenderJson render_json_;
   Authorizer& authorizer_;
   ResultCache& cache_;
+  ResolveSluid resolve_sluid_;
 };
 
 }  // namespace petricore::serve

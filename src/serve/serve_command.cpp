@@ -17,6 +17,7 @@
 #include "serve/http_server.hpp"
 #include "serve/result_cache.hpp"
 #include "serve/router.hpp"
+#include "sources/sluid_lookup.hpp"
 
 #include <cstring>
 #include <memory>
@@ -125,6 +126,8 @@ int run_serve(const ServeOptions& options) {
   backends.accounting = stack.accounting.get();
   backends.directory = stack.directory.get();
   backends.analyze = [&stack](const model::JobRecord& job) { return stack.analyzer.analyze(job); };
+  sources::SluidLookup sluids(stack.prometheus);
+  backends.resolve_sluid = [&sluids](const std::string& sluid) { return sluids.job_id(sluid); };
   backends.render_json = [](const model::JobReport& report) { return render::job_json(report); };
   backends.render_mail = [](const model::JobReport& report, const std::string& pdf_url) {
     return render::mail_text(report, pdf_url);

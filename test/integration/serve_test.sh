@@ -100,13 +100,18 @@ JOB_A=$(random_job_id)
 JOB_B=$((JOB_A + 1))
 JOB_C=$((JOB_A + 2))
 UNKNOWN=$((JOB_A + 7))
+# Slurm 26.05 SLUIDs: job C's, exported with its number; one the collector
+# has only under its SLUID (no readable SLURM_JOB_ID yet).
+SLUID_C=s5K1KKYAYG5D0C
+SLUID_U=s5K1KKYAYG5D0W
 END=$(prom_backfill_end)
 START=$((END - 3600))
 prom_backfill_synthetic "$T/data.om" "$T/tsdb" "$JOB_A" "$JOB_B" "$START" "$END" || bail "backfill $T/data.om with promtool"
 
 mkdir -p "$T/files"
 cat >"$T/files/metrics" <<EOF
-jobs_info{instance="node9",slurm_job="$JOB_C",user="alice",uid="1001",account="research"} 1
+jobs_info{instance="node9",slurm_job="$JOB_C",user="alice",uid="1001",account="research",sluid="$SLUID_C"} 1
+jobs_info{instance="node9",slurm_job="$SLUID_U",user="erin",uid="1005",account="research",sluid="$SLUID_U"} 1
 jobs_cpus_allocated{instance="node9",slurm_job="$JOB_C"} 2
 jobs_cpu_percent{instance="node9",slurm_job="$JOB_C"} 150
 jobs_rss{instance="node9",slurm_job="$JOB_C"} 100
@@ -260,6 +265,29 @@ check "still serving after the refusals (got $code)" test "$code" = 200
 # --- the running job
 expect_error "mail of running job $JOB_C" 409 -H "X-Remote-User: alice" "$B/mail/$JOB_C"
 expect_error "mail of alice's running job for bob" 403 -H "X-Remote-User: bob" "$B/mail/$JOB_C"
+
+# --- a SLUID wherever a job id goes (resolved through jobs_info{sluid})
+code=$(as alice "$B/api/v1/jobs/$(printf %s "$SLUID_C" | tr '[:upper:]' '[:lower:]')/usage")
+got=$(jq -r '.jobid' "$T/body" 2>&1)
+check "job JSON by SLUID $SLUID_C (lower case): job $JOB_C (got $code: $got)" test "$code $got" = "200 $JOB_C"
+expect_error "alice's job by SLUID for bob" 403 -H "X-Remote-User: bob" "$B/api/v1/jobs/$SLUID_C/usage"
+expect_error "unknown SLUID" 404 -H "X-Remote-User: carol" "$B/api/v1/jobs/s0000000000000/usage"
+expect_error "SLUID known only by itself" 404 -H "X-Remote-User: carol" "$B/api/v1/jobs/$SLUID_U/usage"
+check "its error says the number is not known yet ($(head -c 160 "$T/body"))" grep -q "only by its SLUID" "$T/body"
+expect_error "malformed SLUID (O, I)" 400 -H "X-Remote-User: carol" "$B/api/v1/jobs/s5K1KKYAYG5DOI/usage"
+code=$(status -D "$T/headers" "$B/jobs/?id=$SLUID_C")
+check "job form: a SLUID goes on to its page (got $code)" grep -qi "^location: .*/jobs/$SLUID_C" "$T/headers"
+got=$("$PETRICORE" report --prometheus "$PROM_URL" --accounting prometheus --json "$SLUID_C" 2>"$T/report.err" |
+  jq -r '.jobid' 2>&1)
+check "report --json $SLUID_C: job $JOB_C (got $got $(head -n 1 "$T/report.err"))" test "$got" = "$JOB_C"
+"$PETRICORE" report --prometheus "$PROM_URL" --accounting prometheus s0000000000000 >/dev/null 2>"$T/report.err"
+rc=$?
+check "report of an unknown SLUID: exit 2 with one line (exit $rc: $(head -n 1 "$T/report.err"))" \
+  test "$rc" = 2 -a "$(wc -l <"$T/report.err")" = 1
+"$PETRICORE" report --prometheus "$PROM_URL" --accounting prometheus s5K1KKYAYG5D0 >/dev/null 2>"$T/report.err"
+rc=$?
+check "report of a malformed SLUID: exit 2, not a job id (exit $rc: $(head -n 1 "$T/report.err"))" \
+  test "$rc" = 2 -a "$(grep -c "not a Slurm job id or SLUID" "$T/report.err")" = 1
 
 # --- HTTP details
 got=$(curl -s -o /dev/null -o /dev/null -w '%{num_connects} ' --max-time 10 "$B/healthz" "$B/healthz")

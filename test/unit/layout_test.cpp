@@ -2,6 +2,7 @@
 // one case per layout the collector recognises without configuration, plus the
 // pattern layout for other schedulers.
 #include "collect/layout.hpp"
+#include "collect/cgroup_reader.hpp"
 #include "collect/error_counter.hpp"
 #include "collect/file_reader.hpp"
 
@@ -133,6 +134,76 @@ TEST_CASE("slurm v2 with multiple slurmd: jobs under every <node>_slurmstepd.sco
   CHECK(jobs[0].process_dir == "system.slice/node01_slurmstepd.scope/job_401");
   CHECK(jobs[1].cpu_dir == "system.slice/node02_slurmstepd.scope/job_402");
   CHECK(jobs[1].memory_dir == "system.slice/node02_slurmstepd.scope/job_402");
+}
+
+TEST_CASE("slurm 26.05: job dirs named by SLUID, any case, kept canonical; system/ and bad SLUIDs are no job",
+          "[layout]") {
+  auto jobs = discover("slurm-v2-sluid");
+  // s5K1KKYAYG5DOI (O and I are not Crockford base32) is skipped, and so is
+  // the scope's system/ waiting area.
+  REQUIRE(ids(jobs) == std::vector<std::string>{"s5K1KKYAYG5D00", "s5K1KKYAYG5D0Z"});
+  CHECK(jobs[0].sluid == "s5K1KKYAYG5D00");
+  CHECK(jobs[0].version == CgroupVersion::V2);
+  CHECK(jobs[0].cpu_dir == "system.slice/slurmstepd.scope/s5K1KKYAYG5D00");
+  CHECK(jobs[0].process_dir == "system.slice/slurmstepd.scope/s5K1KKYAYG5D00");
+  // The directory keeps its own spelling; the id is the canonical SLUID.
+  CHECK(jobs[1].sluid == "s5K1KKYAYG5D0Z");
+  CHECK(jobs[1].memory_dir == "system.slice/slurmstepd.scope/s5k1kkyayg5d0z");
+}
+
+TEST_CASE("job_J directories have no SLUID", "[layout]") {
+  for (const auto& job : discover("slurm-v2")) CHECK(job.sluid.empty());
+}
+
+TEST_CASE("slurm 25.11 CgroupSlice: scopes in any top-level slice, several slurmd, system/ never a job", "[layout]") {
+  auto jobs = discover("slurm-v2-slice");
+  REQUIRE(ids(jobs) == std::vector<std::string>{"451", "452"});
+  CHECK(jobs[0].cpu_dir == "slurm.slice/node01_slurmstepd.scope/job_451");
+  CHECK(jobs[1].cpu_dir == "slurm.slice/node02_slurmstepd.scope/job_452");
+  CHECK(ids(discover("slurm-v2-slice", LayoutKind::SlurmV2)) == std::vector<std::string>{"451", "452"});
+}
+
+TEST_CASE("v2 job processes: task_special, het step_0+1 and step_interactive are the job's; slurm/ leaves are not",
+          "[layout]") {
+  ErrorCounter errors;
+  auto root = open_directory((fixtures_dir() / "slurm-v2-slice/cgroup").string());
+  REQUIRE(root);
+  auto jobs = make_layout(LayoutKind::Auto)->discover(root->get(), errors);
+  REQUIRE(jobs.size() == 2);
+  CgroupReader cgroups(std::move(*root), errors);
+  auto pids_of = [&](const JobCgroups& job) {
+    std::vector<ProcessRef> refs;
+    REQUIRE(cgroups.processes(job, refs));
+    std::vector<std::pair<int, bool>> out;
+    for (const auto& r : refs) out.emplace_back(r.pid, r.in_extern_step);
+    return out;
+  };
+  // 451: batch bash + python3, step_0+1's two tasks, the extern sleep; its
+  // slurmstepds (13000, 13010, 13020) sit in slurm/ leaves and are not listed.
+  CHECK(pids_of(jobs[0]) == std::vector<std::pair<int, bool>>{
+                                {13011, false}, {13012, false}, {13021, false}, {13022, false}, {13001, true}});
+  // 452: batch, step_interactive's shell, and in the extern step's
+  // task_special the sleep and the ssh session pam_slurm_adopt adopted.
+  CHECK(pids_of(jobs[1]) == std::vector<std::pair<int, bool>>{
+                                {14011, false}, {14012, false}, {14031, false}, {14001, true}, {14002, true}});
+  CHECK(total_errors(errors) == 0);
+}
+
+TEST_CASE("a SLUID-named job and a job_J one side by side in a custom slice", "[layout]") {
+  TempDir tmp;
+  fs::path scope = tmp.path() / "cgroup/batch.slice/slurmstepd.scope";
+  touch(scope / "s0123456789ABC/cgroup.procs");
+  touch(scope / "job_77/cgroup.procs");
+  touch(scope / "system/cgroup.procs");
+  touch(scope / "s0123456789AB/cgroup.procs");    // 12 characters: too short
+  touch(scope / "s0123456789ABCD/cgroup.procs");  // 14: too long
+  touch(scope / "x0123456789ABC/cgroup.procs");   // not an s
+  touch(tmp.path() / "cgroup/system.slice/cron.service/cgroup.procs");
+  touch(tmp.path() / "cgroup/user.slice/slurmstepd.scope.d/cgroup.procs");
+  auto jobs = discover_in(tmp.path() / "cgroup");
+  REQUIRE(ids(jobs) == std::vector<std::string>{"77", "s0123456789ABC"});
+  CHECK(jobs[1].sluid == "s0123456789ABC");
+  CHECK(jobs[1].cpu_dir == "batch.slice/slurmstepd.scope/s0123456789ABC");
 }
 
 TEST_CASE("hybrid host: v1 jobs from the controllers and v2 jobs from the unified mount", "[layout]") {

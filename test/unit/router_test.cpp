@@ -145,6 +145,13 @@ struct Fixture {
       if (user == "bob") return 1002u;
       return std::nullopt;
     };
+    // jobs_info{sluid} in production (sources::SluidLookup).
+    backends.resolve_sluid = [this](const std::string& sluid) -> Result<model::JobId> {
+      sluids_asked.push_back(sluid);
+      if (sluid == "s5K1KKYAYG5D00") return *model::parse_job_id("100");
+      if (sluid == "s5K1KKYAYG5D01") return *model::parse_job_id("101");
+      return not_found("job " + sluid + " not found in Prometheus");
+    };
     ApiOptions options;
     api = std::make_unique<Api>(options, backends, authorizer, cache, metrics);
     api->add_routes(router);
@@ -159,6 +166,7 @@ struct Fixture {
     return config;
   }
 
+  std::vector<std::string> sluids_asked;  // canonical SLUIDs, as the resolver got them
   FakeAccounting accounting;
   FakeDirectory directory;
   Authorizer authorizer;
@@ -602,6 +610,50 @@ TEST_CASE("job usage: bad ids, unknown jobs and failing sources", "[serve]") {
   CHECK(f.router.dispatch(carol("/api/v1/jobs/101/usage")).status == 200);  // failures are not cached
   f.accounting.down = true;
   CHECK(f.router.dispatch(carol("/api/v1/jobs/100/usage")).status == 502);
+}
+
+TEST_CASE("job routes accept a SLUID for its job id: same answers, cache and authorisation", "[serve][sluid]") {
+  Fixture f;
+  HttpResponse by_sluid = f.router.dispatch(as_user("/api/v1/jobs/s5k1kkyayg5d00/usage", "alice"));
+  CHECK(by_sluid.status == 200);
+  CHECK(by_sluid.body == "{\"jobid\": 100}");
+  CHECK(f.sluids_asked == std::vector<std::string>{"s5K1KKYAYG5D00"});  // canonical, whatever the case asked
+  // The id is what is cached: the job by number is a hit.
+  CHECK(f.router.dispatch(as_user("/api/v1/jobs/100/usage", "alice")).status == 200);
+  CHECK(f.analyses == 1);
+  // bob's job by SLUID: 403 as by number; anonymous: 401 before any lookup.
+  CHECK(f.router.dispatch(as_user("/api/v1/jobs/s5K1KKYAYG5D01/usage", "alice")).status == 403);
+  std::size_t asked = f.sluids_asked.size();
+  CHECK(f.router.dispatch(get("/api/v1/jobs/s5K1KKYAYG5D00/usage")).status == 401);
+  CHECK(f.sluids_asked.size() == asked);
+  // The mail's PDF link names the job by its id.
+  HttpRequest mail = as_user("/mail/s5K1KKYAYG5D00", "alice");
+  mail.headers.push_back({"Host", "web.example.org"});
+  HttpResponse text = f.router.dispatch(mail);
+  CHECK(text.status == 200);
+  CHECK(text.body == "mail 100 http://web.example.org/pdf/100\nWARNING=false\n");
+  // The job form sends a SLUID on to its page.
+  HttpResponse form = f.router.dispatch(get("/jobs/?id=%20s5k1kkyayg5d00%20"));
+  CHECK(form.status == 303);
+  REQUIRE(form.header("Location") != nullptr);
+  CHECK(form.header("Location")->find("/jobs/s5K1KKYAYG5D00") != std::string::npos);
+}
+
+TEST_CASE("an unknown SLUID is a 404 as an unknown job id; a malformed one a 400 with no lookup", "[serve][sluid]") {
+  Fixture f;
+  HttpResponse unknown = f.router.dispatch(as_user("/api/v1/jobs/s0000000000000/usage", "carol"));
+  CHECK(unknown.status == 404);
+  CHECK(is_json_error(unknown));
+  CHECK(unknown.body.find("s0000000000000") != std::string::npos);
+  for (const char* bad : {"s5K1KKYAYG5D0", "s5K1KKYAYG5D000", "s5K1KKYAYG5DOI", "x5K1KKYAYG5D00"}) {
+    INFO(bad);
+    HttpResponse r = f.router.dispatch(as_user(std::string("/api/v1/jobs/") + bad + "/usage", "carol"));
+    CHECK(r.status == 400);
+    CHECK(is_json_error(r));
+    CHECK(f.router.dispatch(get(std::string("/jobs/?id=") + bad)).status == 400);
+  }
+  CHECK(f.sluids_asked == std::vector<std::string>{"s0000000000000"});
+  CHECK(f.accounting.job_calls == 0);
 }
 
 TEST_CASE("job usage: a finished job is analysed once", "[serve]") {

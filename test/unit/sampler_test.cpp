@@ -3,7 +3,11 @@
 // CPU time grows, processes exit, pids are reused, jobs end, files break.
 #include "collect/sampler.hpp"
 #include "collect/error_counter.hpp"
+#include "collect/exported_jobs.hpp"
+#include "collect/exposition.hpp"
 #include "collect/layout.hpp"
+#include "collect/metrics.hpp"
+#include "collect/textfile_sink.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -15,6 +19,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -935,4 +940,59 @@ TEST_CASE("a user's last job, whose uid_U cgroup is made anew for the user's nex
   CHECK(ended[0].cpu_time_total == Approx(380.4));
   CHECK(core_seconds(ended[0], 2) == Approx(190.0));
   CHECK(core_seconds(ended[0], 3) == Approx(190.4));
+}
+
+TEST_CASE("a SLUID job is exported under its SLUID until an environment gives SLURM_JOB_ID, then under that only",
+          "[sampler][sluid]") {
+  FixtureCopy copy("slurm-v2-sluid");
+  Harness h(copy);
+  ExportedJobs exported(0);
+  const std::string textfile = (copy.cgroup().parent_path() / "jobs.prom").string();
+  auto sink = make_textfile_sink(textfile, h.errors);
+  // One pass as the daemon runs it: sample, export, every sink gets the
+  // whole snapshot (the pull endpoint and the Pushgateway PUT the same text).
+  auto pass = [&](double now) {
+    exported.set_running(h.sampler.sample(now));
+    SelfMetrics self;
+    self.errors_by_source = h.errors.totals();
+    Snapshot snapshot = build_snapshot(exported.current(now), "node1", self);
+    REQUIRE(sink->publish(snapshot));
+    std::ifstream in(textfile);
+    std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(written == serialize_text(snapshot));
+    return written;
+  };
+  auto has = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
+
+  // 811's environment is readable; the other job's processes give none
+  // (two unreadable environ files and the extern step's sleep).
+  std::string first = pass(100);
+  CHECK(has(first, R"(jobs_info{instance="node1",slurm_job="811",)"));
+  CHECK(has(first, R"(account="physics",sluid="s5K1KKYAYG5D00"} 1)"));
+  CHECK(has(first, R"(jobs_rss{instance="node1",slurm_job="s5K1KKYAYG5D0Z"} 350)"));
+  CHECK(has(first, R"(account="",sluid="s5K1KKYAYG5D0Z"} 1)"));
+  CHECK(h.errors.totals().at("environ") == 3);  // two unreadable files, one job without its number
+
+  // Each pass without the number counts the job again.
+  std::string second = pass(110);
+  CHECK(has(second, R"(slurm_job="s5K1KKYAYG5D0Z")"));
+  CHECK(h.errors.totals().at("environ") == 4);
+
+  // A new step starts: its process carries the job's environment.
+  copy.write(copy.cgroup("system.slice/slurmstepd.scope/s5k1kkyayg5d0z/step_0/user/task_0/cgroup.procs"), "4021\n");
+  copy.write(copy.proc("4021/stat"), stat_line(4021, "train", 100, 10, 2, 900000, 2));
+  copy.write(copy.proc("4021/io"), io_text(10, 10, 4096, 4096));
+  std::string env = "SLURM_JOB_ID=812";
+  env += '\0';
+  env += "SLURM_JOB_ACCOUNT=chemistry";
+  env += '\0';
+  copy.write(copy.proc("4021/environ"), env);
+  std::string third = pass(120);
+  CHECK(has(third, R"(jobs_rss{instance="node1",slurm_job="812"} 350)"));
+  CHECK(has(third, R"(jobs_info{instance="node1",slurm_job="812",)"));
+  CHECK(has(third, R"(account="chemistry",sluid="s5K1KKYAYG5D0Z"} 1)"));
+  CHECK_FALSE(has(third, R"(slurm_job="s5K1KKYAYG5D0Z")"));  // no series of the SLUID is left behind
+  CHECK(has(third, R"(slurm_job="811")"));
+  CHECK(h.errors.totals().at("environ") == 4);  // the number is known: no new error
+  CHECK(h.sampler.tracked_jobs() == 2);
 }
