@@ -22,16 +22,20 @@
 #     job's), and 50 on gpu10 (a node whose name starts the same).
 #     => gpu_unused fires: the join on the short node name and the GPU
 #        index is right.
+#   six short jobs of carol (lib/edge_jobs.py, loaded the same ways): one
+#     sample on a 300-s window edge, one just past it, samples every 60 s
+#     and every 120 s, a 10-minute gap, two samples 1 s apart.
+#     => start and end are the first and last sample, exactly.
 #
 # For each backend it runs `petricore report <id> --json --prometheus URL
 # --accounting prometheus` (the accounting comes from jobs_info too) and
 # checks numbers, findings, the request count (--log-level debug) and the
-# unknown-job error; then `serve` over the same backend for the job's usage
-# JSON and alice's user page (jobs_of_user's query). Every check line names
-# its backend. Last, the JSON petricore gave is compared across the
-# backends: it must be the same, byte for byte (README, "Other stores than
-# Prometheus", says where VictoriaMetrics answers differently and how
-# petricore copes).
+# unknown-job error, carol's jobs' times; then `serve` over the same backend
+# for the job's usage JSON and alice's and carol's user pages (jobs_of_user's
+# query). Every check line names its backend. Last, the JSON petricore gave
+# is compared across the backends: it must be the same, byte for byte
+# (README, "Other stores than Prometheus", says where VictoriaMetrics answers
+# differently and how petricore copes).
 #
 # Usage: prometheus_analysis_test.sh PETRICORE_BINARY
 # Prints "ok - ..." / "not ok - ..." per check and "N passed, M failed";
@@ -82,8 +86,22 @@ END=$(($(prom_backfill_end) / 300 * 300))
 START=$((END - 3600))
 
 prom_backfill_synthetic "$T/data.om" "$T/tsdb" "$JOB_A" "$JOB_B" "$START" "$END" || bail "backfill $T/data.om with promtool"
-samples=$(grep -vc '^#' "$T/data.om")
-ok "promtool backfilled $samples samples of jobs $JOB_A and $JOB_B"
+ok "promtool backfilled $(grep -vc '^#' "$T/data.om") samples of jobs $JOB_A and $JOB_B"
+# Six short jobs of carol (lib/edge_jobs.py): samples on and off the window
+# edges, sparse, dense and with a gap, where the accounting's timestamp()
+# subqueries must still find the first and last sample.
+JOB_E=$((JOB_A + 10))
+EDGE_JOBS=$(seq -s ' ' "$JOB_E" $((JOB_E + 5)))
+python3 "$(dirname "$0")/../../scripts/lib/edge_jobs.py" "$JOB_E" "$END" >"$T/edges.om" ||
+  bail "lib/edge_jobs.py writes $T/edges.om"
+prom_backfill "$T/edges.om" "$T/tsdb" || bail "backfill $T/edges.om with promtool"
+ok "promtool backfilled $(grep -vc '^#' "$T/edges.om") samples of carol's jobs $JOB_E..$((JOB_E + 5))"
+samples=$(($(grep -vc '^#' "$T/data.om") + $(grep -vc '^#' "$T/edges.om")))
+# edge_sample JOB min|max: the job's first or last jobs_info sample time in edges.om.
+edge_sample() {
+  awk -v job="slurm_job=\"$1\"" -v which="$2" '$1 ~ /^jobs_info\{/ && index($1, job) {
+    t = $NF + 0; if (n++ == 0 || (which == "min" ? t < v : t > v)) v = t } END { print v }' "$T/edges.om"
+}
 
 # --- the backends, each holding the data of $T/data.om
 prom_start "$T" "$T/tsdb" || bail "start prometheus over the backfilled TSDB"
@@ -96,6 +114,7 @@ else
   vm_start "$T/vm" || bail "start victoria-metrics"
   ok "victoria-metrics ready on $VM_URL (pid $VM_PID)"
   vm_import_openmetrics "$T/data.om" || bail "import $T/data.om into victoria-metrics"
+  vm_import_openmetrics "$T/edges.om" || bail "import $T/edges.om into victoria-metrics"
   backends+=(victoriametrics)
 fi
 
@@ -113,7 +132,7 @@ for backend in "${backends[@]}"; do
   # the metric names and Prometheus then refuses the duplicate label sets.
   n=$(api "$backend" /api/v1/query --data-urlencode 'query={__name__=~".+"}[2h]' \
     --data-urlencode "time=$END" | jq -r '[.data.result[].values | length] | add')
-  check "[$backend] holds the $samples samples of data.om (got $n)" test "$n" = "$samples"
+  check "[$backend] holds the $samples samples of data.om and edges.om (got $n)" test "$n" = "$samples"
 done
 
 # expect DESCRIPTION JQ-FILTER EXPECTED: the filter's raw output on $JSON
@@ -224,6 +243,20 @@ checks_of() {
   check "[$backend] the unknown-job message names job $UNKNOWN" grep -q "$UNKNOWN" "$dir/u.err"
   sed "s|$url|<store>|g" "$dir/u.err" >"$dir/u.msg"  # compared across the backends
 
+  # --- carol's jobs: start and end are the first and last sample, exactly
+  local job first last
+  for job in $EDGE_JOBS; do
+    if ! report "$job" --json >"$dir/e$job.json" 2>"$dir/e$job.err"; then
+      not_ok "[$backend] report $job --json exits 0 ($(head -c 300 "$dir/e$job.err"))"
+      continue
+    fi
+    first=$(edge_sample "$job" min)
+    last=$(edge_sample "$job" max)
+    JSON=$dir/e$job.json
+    expect "job $job (samples $((first - END))..$((last - END)) s from END): start, end, state, CPUs" \
+      '[.start, .end, .state, .alloc_tres.alloc_cpu] | join(" ")' "$(iso "$first") $(iso "$last") COMPLETED 2"
+  done
+
   # --- serve over the same backend: the job's usage JSON is the report's,
   # and alice's page lists job A (jobs_of_user's range query).
   if serve_start "$dir/serve.log" --prometheus "$url" --accounting prometheus; then
@@ -239,6 +272,9 @@ checks_of() {
     expect "alice's jobs" '[.jobs[].id] | join(",")' "$JOB_A"
     expect "alice's job state" '.jobs[0].state' COMPLETED
     expect "alice's cpu efficiency" '.summary.cpu_efficiency.mean' 32.5
+    got=$(curl -s --noproxy '*' -o "$dir/carol.json" -w '%{http_code}' "$SERVE_URL/api/v1/users/carol")
+    JSON=$dir/carol.json
+    expect "carol's jobs (HTTP $got)" '[.jobs[].id] | sort | join(" ")' "$EDGE_JOBS"
     stop_pid "$SERVE_PID"
     SERVE_PID=
   else
@@ -251,7 +287,7 @@ for backend in "${backends[@]}"; do checks_of "$backend"; done
 
 # --- the same answers from every backend, byte for byte
 if [ ${#backends[@]} -gt 1 ]; then
-  for file in a.json b.json u.msg usage.json alice.json; do
+  for file in a.json b.json u.msg usage.json alice.json carol.json $(for job in $EDGE_JOBS; do echo "e$job.json"; done); do
     if cmp -s "$T/prometheus/$file" "$T/victoriametrics/$file"; then
       ok "[prometheus = victoriametrics] $file is the same from both"
     else
