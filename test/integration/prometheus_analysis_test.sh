@@ -26,6 +26,10 @@
 #     sample on a 300-s window edge, one just past it, samples every 60 s
 #     and every 120 s, a 10-minute gap, two samples 1 s apart.
 #     => start and end are the first and last sample, exactly.
+#   a running job of dave on live1, pushed to a real Pushgateway that both
+#     stores scrape every 5 s (VictoriaMetrics with -promscrape.config, the
+#     same scrape_configs): RUNNING, no end, its allocation (skipped, with a
+#     line saying why, without prometheus-pushgateway).
 #
 # For each backend it runs `petricore report <id> --json --prometheus URL
 # --accounting prometheus` (the accounting comes from jobs_info too) and
@@ -69,6 +73,7 @@ cleanup() {
   stop_pid "${SERVE_PID:-}"
   prom_stop
   vm_stop
+  pushgateway_stop
   remove_temp_dir "$T"
 }
 trap cleanup EXIT
@@ -104,14 +109,40 @@ edge_sample() {
 }
 
 # --- the backends, each holding the data of $T/data.om
-prom_start "$T" "$T/tsdb" || bail "start prometheus over the backfilled TSDB"
+# A running job too, the way a site feeds both: a Pushgateway that each store
+# scrapes every 5 s (Prometheus from its config, VictoriaMetrics from
+# -promscrape.config with the same scrape_configs).
+JOB_R=$((JOB_A + 20))
+pgw_why=$(prom_unavailable prometheus-pushgateway)
+if [ -n "$pgw_why" ]; then
+  echo "# skipped the running job: $pgw_why"
+  prom_start "$T" "$T/tsdb" || bail "start prometheus over the backfilled TSDB"
+else
+  pushgateway_start "$T" || bail "start prometheus-pushgateway"
+  pushed=$(date +%s)
+  curl -sf --noproxy '*' --max-time 5 --data-binary @- "$PGW_URL/metrics/job/petricore/instance/live1" <<EOF ||
+# TYPE jobs_info gauge
+jobs_info{slurm_job="$JOB_R",user="dave",uid="1004",account="live"} 1
+# TYPE jobs_cpus_allocated gauge
+jobs_cpus_allocated{slurm_job="$JOB_R"} 4
+# TYPE jobs_memory_limit_mb gauge
+jobs_memory_limit_mb{slurm_job="$JOB_R"} 1000
+# TYPE jobs_cpu_percent gauge
+jobs_cpu_percent{slurm_job="$JOB_R"} 250
+EOF
+    bail "push running job $JOB_R to the pushgateway"
+  prom_pushgateway_config "$T/prometheus.yml" "127.0.0.1:$PGW_PORT" 5s
+  # VictoriaMetrics refuses the keys of Prometheus's config it has no use for.
+  mkdir -p "$T/vm" && grep -v 'evaluation_interval' "$T/prometheus.yml" >"$T/vm/scrape.yml"
+  prom_start "$T" "$T/tsdb" "$T/prometheus.yml" || bail "start prometheus over the backfilled TSDB"
+fi
 ok "prometheus ready on $PROM_URL (pid $PROM_PID)"
 backends=(prometheus)
 vm_why=$(vm_unavailable)
 if [ -n "$vm_why" ]; then
   echo "# skipped victoriametrics: $vm_why"
 else
-  vm_start "$T/vm" || bail "start victoria-metrics"
+  vm_start "$T/vm" ${PGW_PID:+"-promscrape.config=$T/vm/scrape.yml"} || bail "start victoria-metrics"
   ok "victoria-metrics ready on $VM_URL (pid $VM_PID)"
   vm_import_openmetrics "$T/data.om" || bail "import $T/data.om into victoria-metrics"
   vm_import_openmetrics "$T/edges.om" || bail "import $T/edges.om into victoria-metrics"
@@ -134,6 +165,19 @@ for backend in "${backends[@]}"; do
     --data-urlencode "time=$END" | jq -r '[.data.result[].values | length] | add')
   check "[$backend] holds the $samples samples of data.om and edges.om (got $n)" test "$n" = "$samples"
 done
+
+# The running job: three scrapes in each store before it is looked at (up
+# to 60 s; a store that has none by then fails its checks below).
+if [ -n "${PGW_PID:-}" ]; then
+  for backend in "${backends[@]}"; do
+    for _ in $(seq 1 600); do
+      n=$(api "$backend" /api/v1/query --data-urlencode "query=count_over_time(jobs_info{slurm_job=\"$JOB_R\"}[5m])" |
+        jq -r '.data.result[0].value[1] // 0')
+      [ "$n" -ge 3 ] 2>/dev/null && break
+      sleep 0.1
+    done
+  done
+fi
 
 # expect DESCRIPTION JQ-FILTER EXPECTED: the filter's raw output on $JSON
 # equals EXPECTED.
@@ -256,6 +300,23 @@ checks_of() {
     expect "job $job (samples $((first - END))..$((last - END)) s from END): start, end, state, CPUs" \
       '[.start, .end, .state, .alloc_tres.alloc_cpu] | join(" ")' "$(iso "$first") $(iso "$last") COMPLETED 2"
   done
+
+  # --- the running job, as scraped from the Pushgateway: still running
+  # (its last samples seen, not hidden behind a store's latency offset), its
+  # start a sample of this run's, its allocation and owner from jobs_info.
+  if [ -n "${PGW_PID:-}" ]; then
+    if report "$JOB_R" --json >"$dir/r.json" 2>"$dir/r.err"; then
+      JSON=$dir/r.json
+      expect "running job $JOB_R: state, end, owner, CPUs, memory, max CPU" \
+        '[.state, .end, .username, .alloc_tres.alloc_cpu, .alloc_tres.alloc_mem, .cpu.max_usage_job.usage] | map(tostring) | join(" ")' \
+        "RUNNING null dave 4 1000 250"
+      got=$(jq -r '.start | fromdateiso8601' "$dir/r.json")
+      check "[$backend] running job $JOB_R started at a scrape after the push ($(iso "$pushed") <= $(iso "$got") <= now)" \
+        test "$got" -ge "$pushed" -a "$got" -le "$(date +%s)"
+    else
+      not_ok "[$backend] report $JOB_R --json exits 0 ($(head -c 300 "$dir/r.err"))"
+    fi
+  fi
 
   # --- serve over the same backend: the job's usage JSON is the report's,
   # and alice's page lists job A (jobs_of_user's range query).
