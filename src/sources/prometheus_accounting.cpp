@@ -44,6 +44,15 @@ using model::Series;
 constexpr const char* kField = "petricore_field";
 constexpr double kDefaultScrapeInterval = 60;  // Prometheus's own default, when a job has one sample
 
+// jobs_of_user's grid runs 1 ms past the multiples of S. A sample on the
+// left edge of a window is counted by Prometheus 2 (a range is [t-S, t]) and
+// not by VictoriaMetrics or Prometheus 3 ((t-S, t]), so a job whose last
+// sample sits on a multiple of S (whole-second timestamps are common:
+// backfills, imports, exporters' own times) would end a window later on
+// Prometheus 2. Only a sample exactly 1 ms past a multiple of S lies on the
+// shifted edges; the times read back are truncated to the second again.
+constexpr double kGridShift = 0.001;
+
 double now_seconds() {
   using namespace std::chrono;
   return duration<double>(system_clock::now().time_since_epoch()).count();
@@ -246,7 +255,7 @@ class PrometheusAccounting final : public AccountingSource {
     const std::string query = "count by (" + by + ") (max by (" + by +
                               ", instance) (count_over_time(jobs_info{user=" + promql_string(user) + "}[" +
                               seconds(step_) + "])))";
-    auto found = prometheus_.query_range(query, start, end, static_cast<double>(step_));
+    auto found = prometheus_.query_range(query, start + kGridShift, end + kGridShift, static_cast<double>(step_));
     if (!found) return found.error();
 
     std::vector<JobRecord> jobs;

@@ -58,6 +58,16 @@ std::string seconds_text(double seconds) {
 
 using Params = std::vector<std::pair<const char*, std::string>>;
 
+// Every request also says nocache=1, which Prometheus, Thanos and Mimir
+// ignore. VictoriaMetrics reads it as "answer this request as asked": left
+// to cache, it moves an instant query within 30 s of now
+// (-search.latencyOffset) 30 s back, so a running job's last 30 s go unseen
+// (with a short scrape interval it reads as ended), and it rounds a range
+// query of 50 steps or more out to multiples of the step, so a job's points
+// would lie on other instants than Prometheus's (README, "Other stores than
+// Prometheus").
+constexpr const char* kNoCache = "nocache";
+
 std::string form_encode(const Params& params) {
   std::string out;
   for (const auto& [key, value] : params) {
@@ -337,13 +347,15 @@ Result<std::vector<Series>> PrometheusClient::query_range(const std::string& pro
     return bad_input("range query needs start <= end and a positive step (got start " + seconds_text(start) + ", end " +
                      seconds_text(end) + ", step " + seconds_text(step) + ")");
   }
-  return impl_->run(
-      "/api/v1/query_range",
-      {{"query", promql}, {"start", seconds_text(start)}, {"end", seconds_text(end)}, {"step", seconds_text(step)}});
+  return impl_->run("/api/v1/query_range", {{"query", promql},
+                                            {"start", seconds_text(start)},
+                                            {"end", seconds_text(end)},
+                                            {"step", seconds_text(step)},
+                                            {kNoCache, "1"}});
 }
 
 Result<std::vector<Series>> PrometheusClient::query(const std::string& promql, double time) {
-  return impl_->run("/api/v1/query", {{"query", promql}, {"time", seconds_text(time)}});
+  return impl_->run("/api/v1/query", {{"query", promql}, {"time", seconds_text(time)}, {kNoCache, "1"}});
 }
 
 int PrometheusClient::requests() const {
