@@ -28,6 +28,10 @@
 #            the docs and the man pages (when man/ installs any), requires the
 #            dlopen()ed libraries and creates the petricore user; the packaged
 #            binary runs and the packaged units verify.
+#   deb      packaging/build-deb on the same copy of the work tree, the .deb's
+#            fields, contents, conffile and lintian's verdict, and an install,
+#            remove and purge on this host that leaves it as it was
+#            (packaging_deb.sh says what exactly).
 #
 # `meson dist` packs the committed HEAD of a git checkout only. To test what
 # is in the working tree, uncommitted and untracked (not ignored) files
@@ -42,7 +46,8 @@
 #
 # Usage: packaging_test.sh PETRICORE_BINARY
 # Prints "ok - ..." / "not ok - ..." per check and "N passed, M failed";
-# exits 0 when all passed, 1 otherwise, 77 (skipped) without rpmbuild.
+# exits 0 when all passed, 1 otherwise, 77 (skipped) without rpmbuild and
+# without debhelper (with one of them, the other part says it did not run).
 set -u
 petricore=${1:?usage: packaging_test.sh PETRICORE_BINARY}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,22 +56,34 @@ fixtures=${PETRICORE_FIXTURES:-$src/test/fixtures}
 # shellcheck source=scripts/lib/tap.sh
 . "$here/../../scripts/lib/tap.sh"
 
-command -v rpmbuild >/dev/null || skip "rpmbuild is not installed (Debian: apt-get install rpm)"
-for tool in git meson python3 rpm rpmspec; do
+for tool in git meson python3; do
   command -v "$tool" >/dev/null || skip "$tool is not installed"
 done
-# Unpacking an RPM: rpm2archive (rpm >= 4.15), else rpm2cpio and cpio.
+# The RPM part needs rpmbuild and a way to unpack an RPM: rpm2archive
+# (rpm >= 4.15), else rpm2cpio and cpio. The Debian part needs debhelper
+# and dpkg-dev (and runs lintian when installed). Without either the suite is skipped; without one, that part
+# is, and the output says so.
+no_rpm=
+for tool in rpmbuild rpm rpmspec; do
+  command -v "$tool" >/dev/null || no_rpm=${no_rpm:-"$tool is not installed (Debian: apt-get install rpm)"}
+done
 if command -v rpm2archive >/dev/null; then
   unpack_rpm() { rpm2archive - <"$1" | tar -xzf - -C "$2"; }
 elif command -v rpm2cpio >/dev/null && command -v cpio >/dev/null; then
   unpack_rpm() { (cd "$2" && rpm2cpio "$1" | cpio -idm --quiet); }
 else
-  skip "neither rpm2archive nor rpm2cpio and cpio are installed"
+  no_rpm=${no_rpm:-"neither rpm2archive nor rpm2cpio and cpio are installed"}
 fi
+no_deb=
+for tool in dpkg-buildpackage dpkg-deb dpkg-architecture dh; do
+  command -v "$tool" >/dev/null || no_deb=${no_deb:-"$tool is not installed (apt-get install dpkg-dev debhelper)"}
+done
+[ -n "$no_rpm" ] && [ -n "$no_deb" ] && skip "no RPM: $no_rpm; no Debian package: $no_deb"
 [ -x "$petricore" ] || bail "$petricore is not an executable"
 
 T=$(mktemp -d /tmp/petricore-packaging.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+cleanup_host=:  # the Debian part's undo of its install on this host, when it made one
+trap '$cleanup_host; rm -rf "$T"' EXIT
 pkg=$src/packaging
 config=$pkg/petricore.toml
 started=$(date +%s)
@@ -256,8 +273,10 @@ check "... and exits 0 on a strange job id" test $? = 0
 
 # ---------------------------------------------------------------- dist + rpm
 version=$(meson introspect --projectinfo "$src/meson.build" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
-spec_version=$(rpmspec -q --srpm --qf '%{version}' "$pkg/petricore.spec" 2>/dev/null)
-check "the spec's Version ($spec_version) is meson.build's ($version)" test "$spec_version" = "$version"
+if [ -z "$no_rpm" ]; then
+  spec_version=$(rpmspec -q --srpm --qf '%{version}' "$pkg/petricore.spec" 2>/dev/null)
+  check "the spec's Version ($spec_version) is meson.build's ($version)" test "$spec_version" = "$version"
+fi
 
 # The working tree (tracked and untracked, not ignored files) as one commit
 # of a throwaway repository.
@@ -280,82 +299,96 @@ tarball_has() { # PATH...: ok when the tarball holds every PATH
   local path
   for path; do grep -q -x "petricore-$version/$path" "$T/tarball.list" || return 1; done
 }
-check "the dist tarball holds the spec, the units and the MailProg wrapper" \
-  tarball_has packaging/petricore.spec packaging/systemd/petricore-collect.service packaging/petricore-mailprog
+check "the dist tarball holds the spec, the Debian packaging, the units and the MailProg wrapper" \
+  tarball_has packaging/petricore.spec packaging/debian/control packaging/debian/rules packaging/build-deb \
+  packaging/systemd/petricore-collect.service packaging/petricore-mailprog
 ok "meson dist made $(basename "$tarball") ($(du -k "$tarball" | cut -f1) KiB) in $(($(date +%s) - started)) s since the start"
 
-mkdir -p "$T/rpm/SOURCES"
-cp "$tarball" "$T/rpm/SOURCES/"
-rpm_started=$(date +%s)
-if rpmbuild -ba --nodeps --define "_topdir $T/rpm" --define "_smp_mflags -j${PETRICORE_RPM_JOBS:-2}" \
-  "$pkg/petricore.spec" >"$T/rpmbuild.log" 2>&1; then
-  ok "rpmbuild -ba built the RPMs in $(($(date +%s) - rpm_started)) s"
-else
-  log=$T/rpmbuild.log
-  if [ -n "${PETRICORE_ARTIFACTS:-}" ] && mkdir -p "$PETRICORE_ARTIFACTS"; then
-    cp "$T/rpmbuild.log" "$PETRICORE_ARTIFACTS/rpmbuild.log" && log=$PETRICORE_ARTIFACTS/rpmbuild.log
-  fi
-  tail -20 "$T/rpmbuild.log" | sed 's/^/# /'
-  bail "rpmbuild -ba failed: $(grep -m3 -E '^error|error:' "$T/rpmbuild.log") (log: $log)"
-fi
-rpmfile=$(find "$T/rpm/RPMS" -name "petricore-$version-*.rpm" ! -name '*debug*' | head -1)
-srpm=$(find "$T/rpm/SRPMS" -name "petricore-$version-*.src.rpm" | head -1)
-[ -n "$rpmfile" ] || bail "no binary RPM under $T/rpm/RPMS"
-check "a source RPM was built too" test -n "$srpm"
-
-rpm -qlp "$rpmfile" >"$T/files" 2>/dev/null
-for path in /usr/bin/petricore /usr/libexec/petricore/petricore-mailprog \
-  /usr/lib/systemd/system/petricore-collect.service /usr/lib/systemd/system/petricore-serve.service \
-  /etc/petricore/petricore.toml /usr/share/doc/petricore/grafana/petricore-job.json \
-  /usr/share/doc/petricore/prometheus/prometheus-pull.yml /usr/share/doc/petricore/prometheus/prometheus-pushgateway.yml \
-  /usr/share/doc/petricore/slurm/epilog-notes.md /usr/share/doc/petricore/slurm/epilog-cgroup-cleanup.sh \
-  /usr/share/doc/petricore/README.md; do
-  check "the RPM holds $path" grep -q -x "$path" "$T/files"
-done
-# %license's directory is named petricore on EL/Fedora, petricore-<version> by Debian's rpm.
-check "the RPM holds the LICENSE" grep -q -x "/usr/share/licenses/petricore\(-$version\)\{0,1\}/LICENSE" "$T/files"
-# Man pages: whatever meson installs from man/, if the tree has it by now.
-if [ -f "$src/man/meson.build" ]; then
-  man_pages=$(grep -c '^/usr/share/man/man[1-8]/petricore.*\.[1-8]' "$T/files")
-  check "the RPM holds the man pages ($man_pages)" test "$man_pages" -gt 0
-else
-  echo "# man/meson.build does not exist (yet): no man pages to package"
-fi
-rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$rpmfile" 2>/dev/null >"$T/fflags"
-check "/etc/petricore/petricore.toml is %config(noreplace)" grep -q -x 'cn /etc/petricore/petricore.toml' "$T/fflags"
-rpm -qp --requires "$rpmfile" 2>/dev/null >"$T/requires"
-for lib in libcurl openldap mariadb-connector-c cairo; do
-  check "the RPM requires $lib (dlopen()ed)" grep -q "^$lib\((x86-64)\|\b\)" "$T/requires"
-done
-rpm -qp --scripts "$rpmfile" 2>/dev/null >"$T/scripts"
-check "the RPM's %pre creates the petricore system user" \
-  grep -q 'getent passwd petricore' "$T/scripts"
-check "... as a system user (useradd -r)" grep -q 'useradd -r ' "$T/scripts"
-
-# The package's contents work: the binary runs, the units verify against it.
-mkdir -p "$T/root"
-unpack_rpm "$rpmfile" "$T/root" || bail "unpacking $rpmfile"
-check "the packaged petricore runs: $("$T/root/usr/bin/petricore" --version 2>&1)" \
-  quiet "$T/root/usr/bin/petricore" --version
-check "the packaged config is the example" cmp -s "$T/root/etc/petricore/petricore.toml" "$config"
-check "the packaged MailProg wrapper is executable" test -x "$T/root/usr/libexec/petricore/petricore-mailprog"
-for unit in petricore-collect.service petricore-serve.service; do
-  check "the packaged $unit is packaging/systemd/$unit" \
-    cmp -s "$T/root/usr/lib/systemd/system/$unit" "$pkg/systemd/$unit"
-done
-# (verify --root=$T/root would want the whole of systemd's units in there.)
-if [ -n "$have_systemd_analyze" ]; then
-  mkdir -p "$T/packaged-units"
-  for unit in petricore-collect.service petricore-serve.service; do
-    sed "s|^ExecStart=/usr/bin/petricore |ExecStart=$T/root/usr/bin/petricore |" \
-      "$T/root/usr/lib/systemd/system/$unit" >"$T/packaged-units/$unit"
-  done
-  if verify_units "$T/packaged-units/petricore-collect.service" "$T/packaged-units/petricore-serve.service"; then
-    ok "systemd-analyze verify accepts the packaged units with the packaged binary"
+# ---------------------------------------------------------------- rpm
+rpm_part() {
+  mkdir -p "$T/rpm/SOURCES"
+  cp "$tarball" "$T/rpm/SOURCES/"
+  rpm_started=$(date +%s)
+  # The build directory is under $T, new each run; with the working
+  # directory left out of ccache's hash (it is only in the debug info) a
+  # rerun finds the objects of the last one.
+  if CCACHE_NOHASHDIR=true rpmbuild -ba --nodeps --define "_topdir $T/rpm" \
+    --define "_smp_mflags -j${PETRICORE_RPM_JOBS:-2}" "$pkg/petricore.spec" >"$T/rpmbuild.log" 2>&1; then
+    ok "rpmbuild -ba built the RPMs in $(($(date +%s) - rpm_started)) s"
   else
-    not_ok "systemd-analyze verify of the packaged units: $(head -3 "$T/verify.out")"
+    log=$T/rpmbuild.log
+    if [ -n "${PETRICORE_ARTIFACTS:-}" ] && mkdir -p "$PETRICORE_ARTIFACTS"; then
+      cp "$T/rpmbuild.log" "$PETRICORE_ARTIFACTS/rpmbuild.log" && log=$PETRICORE_ARTIFACTS/rpmbuild.log
+    fi
+    tail -20 "$T/rpmbuild.log" | sed 's/^/# /'
+    bail "rpmbuild -ba failed: $(grep -m3 -E '^error|error:' "$T/rpmbuild.log") (log: $log)"
   fi
-fi
+  rpmfile=$(find "$T/rpm/RPMS" -name "petricore-$version-*.rpm" ! -name '*debug*' | head -1)
+  srpm=$(find "$T/rpm/SRPMS" -name "petricore-$version-*.src.rpm" | head -1)
+  [ -n "$rpmfile" ] || bail "no binary RPM under $T/rpm/RPMS"
+  check "a source RPM was built too" test -n "$srpm"
+
+  rpm -qlp "$rpmfile" >"$T/files" 2>/dev/null
+  for path in /usr/bin/petricore /usr/libexec/petricore/petricore-mailprog \
+    /usr/lib/systemd/system/petricore-collect.service /usr/lib/systemd/system/petricore-serve.service \
+    /etc/petricore/petricore.toml /usr/share/doc/petricore/grafana/petricore-job.json \
+    /usr/share/doc/petricore/prometheus/prometheus-pull.yml /usr/share/doc/petricore/prometheus/prometheus-pushgateway.yml \
+    /usr/share/doc/petricore/slurm/epilog-notes.md /usr/share/doc/petricore/slurm/epilog-cgroup-cleanup.sh \
+    /usr/share/doc/petricore/README.md; do
+    check "the RPM holds $path" grep -q -x "$path" "$T/files"
+  done
+  # %license's directory is named petricore on EL/Fedora, petricore-<version> by Debian's rpm.
+  check "the RPM holds the LICENSE" grep -q -x "/usr/share/licenses/petricore\(-$version\)\{0,1\}/LICENSE" "$T/files"
+  # Man pages: whatever meson installs from man/, if the tree has it by now.
+  if [ -f "$src/man/meson.build" ]; then
+    man_pages=$(grep -c '^/usr/share/man/man[1-8]/petricore.*\.[1-8]' "$T/files")
+    check "the RPM holds the man pages ($man_pages)" test "$man_pages" -gt 0
+  else
+    echo "# man/meson.build does not exist (yet): no man pages to package"
+  fi
+  rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$rpmfile" 2>/dev/null >"$T/fflags"
+  check "/etc/petricore/petricore.toml is %config(noreplace)" grep -q -x 'cn /etc/petricore/petricore.toml' "$T/fflags"
+  rpm -qp --requires "$rpmfile" 2>/dev/null >"$T/requires"
+  for lib in libcurl openldap mariadb-connector-c cairo; do
+    check "the RPM requires $lib (dlopen()ed)" grep -q "^$lib\((x86-64)\|\b\)" "$T/requires"
+  done
+  rpm -qp --scripts "$rpmfile" 2>/dev/null >"$T/scripts"
+  check "the RPM's %pre creates the petricore system user" \
+    grep -q 'getent passwd petricore' "$T/scripts"
+  check "... as a system user (useradd -r)" grep -q 'useradd -r ' "$T/scripts"
+
+  # The package's contents work: the binary runs, the units verify against it.
+  mkdir -p "$T/root"
+  unpack_rpm "$rpmfile" "$T/root" || bail "unpacking $rpmfile"
+  check "the packaged petricore runs: $("$T/root/usr/bin/petricore" --version 2>&1)" \
+    quiet "$T/root/usr/bin/petricore" --version
+  check "the packaged config is the example" cmp -s "$T/root/etc/petricore/petricore.toml" "$config"
+  check "the packaged MailProg wrapper is executable" test -x "$T/root/usr/libexec/petricore/petricore-mailprog"
+  for unit in petricore-collect.service petricore-serve.service; do
+    check "the packaged $unit is packaging/systemd/$unit" \
+      cmp -s "$T/root/usr/lib/systemd/system/$unit" "$pkg/systemd/$unit"
+  done
+  # (verify --root=$T/root would want the whole of systemd's units in there.)
+  if [ -n "$have_systemd_analyze" ]; then
+    mkdir -p "$T/packaged-units"
+    for unit in petricore-collect.service petricore-serve.service; do
+      sed "s|^ExecStart=/usr/bin/petricore |ExecStart=$T/root/usr/bin/petricore |" \
+        "$T/root/usr/lib/systemd/system/$unit" >"$T/packaged-units/$unit"
+    done
+    if verify_units "$T/packaged-units/petricore-collect.service" "$T/packaged-units/petricore-serve.service"; then
+      ok "systemd-analyze verify accepts the packaged units with the packaged binary"
+    else
+      not_ok "systemd-analyze verify of the packaged units: $(head -3 "$T/verify.out")"
+    fi
+  fi
+}
+
+# ---------------------------------------------------------------- deb
+# shellcheck source=test/integration/packaging_deb.sh
+. "$here/packaging_deb.sh"
+
+if [ -n "$no_rpm" ]; then echo "# no RPM built: $no_rpm"; else rpm_part; fi
+if [ -n "$no_deb" ]; then echo "# no Debian package built: $no_deb"; else deb_part; fi
 
 echo "# run time $(($(date +%s) - started)) s"
 summary
