@@ -11,6 +11,13 @@ namespace {
 
 namespace json = boost::json;
 
+// Boost.JSON's strings as std::string_view, spelled out: before Boost 1.81
+// its string_view was Boost.Utility's, which does not convert.
+template <typename Text>
+std::string_view text_of(const Text& text) {
+  return {text.data(), text.size()};
+}
+
 void write_string(std::string& out, std::string_view s) {
   static const char* hex = "0123456789abcdef";
   out += '"';
@@ -61,7 +68,7 @@ class Writer {
         write_double(value.get_double());
         break;
       case json::kind::string:
-        write_string(out_, value.get_string());
+        write_string(out_, text_of(value.get_string()));
         break;
       case json::kind::array: {
         const json::array& array = value.get_array();
@@ -82,7 +89,7 @@ class Writer {
         for (const auto& member : object) {
           separate(first, broken, depth + 1);
           first = false;
-          write_string(out_, member.key());
+          write_string(out_, text_of(member.key()));
           out_ += layout_ == JsonLayout::Compact ? ":" : ": ";
           write(member.value(), depth + 1);
         }

@@ -172,7 +172,8 @@ bool decode_series(const json::value& element, bool matrix, Series& out, std::st
 }
 
 std::string string_field(const json::object& object, std::string_view key) {
-  const json::value* value = object.if_contains(key);
+  // Spelled out: Boost 1.75's json::string_view does not convert from std::string_view.
+  const json::value* value = object.if_contains(json::string_view(key.data(), key.size()));
   const json::string* text = value ? value->if_string() : nullptr;
   return text ? std::string(text->data(), text->size()) : std::string();
 }
