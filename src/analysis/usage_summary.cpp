@@ -192,8 +192,7 @@ MemoryBreakdown breakdown_at(const std::map<std::string, std::vector<Series>>& a
       {"jobs_memory_swap_mb", &MemoryBreakdown::swap},
   };
   for (const auto& [name, member] : metrics) {
-    const std::string metric = name;  // not a temporary: GCC 14's -Wdangling-reference
-    const std::vector<Series>& series = series_of(all, metric);
+    const std::vector<Series>& series = series_of(all, name);
     for (const auto& [node, peak] : resident_peaks) add_to(parts.*member, value_at(series, node, peak.instant));
   }
   return parts;
