@@ -35,13 +35,14 @@ vm_image_unavailable() {
 }
 
 # The source files, NUL-separated: what git tracks plus new files it does not
-# ignore (or, outside git, every file but the build directories).
+# ignore (or, outside git, every file but the build directories). The guest's
+# own scripts (test/vm/guest) are not part of petricore's build.
 _vm_source_files() {  # run in SRC
   if git rev-parse --show-toplevel >/dev/null 2>&1; then
     git ls-files -z --cached --others --exclude-standard
   else
-    find . -type f ! -path './build*' ! -path './.git/*' -print0 | sort -z
-  fi
+    find . -type f ! -path './build*' ! -path './.git/*' -printf '%P\0' | sort -z
+  fi | grep -zv '^test/vm/guest/'
 }
 # A hash of those files' contents, so an edit not yet committed changes it.
 vm_source_key() {  # SRC
@@ -211,10 +212,7 @@ ConstrainRAMSpace=yes
 ConstrainDevices=no
 EOF
   # slurmdbd (user slurm) reaches MariaDB over TCP on 127.0.0.1 with a
-  # password made for this image. (Over the unix socket, slurmdbd 24.11.5 with
-  # trixie's MariaDB 11.8 client library dies at start: "mysql_query failed:
-  # 5027 Number of columns in result (=1) set execeeds maxmimum allowed number
-  # of columns (=0)" in _check_mysql_concat_is_sane; TCP works.)
+  # password made for this image, as a site with a separate DB host would.
   local pw
   pw=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
   cat >"$r/etc/slurm/slurmdbd.conf" <<EOF
@@ -253,7 +251,12 @@ WantedBy=multi-user.target
 EOF
   local d
   for d in slurmdbd slurmctld slurmd; do mkdir -p "$r/etc/systemd/system/$d.service.d"; done
-  printf '[Unit]\nAfter=petricore-vm-db.service munge.service\nWants=petricore-vm-db.service munge.service\n' \
+  # Restart=on-failure: slurmdbd 24.11.5 was seen to die at its first start in
+  # this VM with "mysql_query failed: 5027 Number of columns in result (=1)
+  # set execeeds maxmimum allowed number of columns (=0)" in
+  # _check_mysql_concat_is_sane (trixie's MariaDB 11.8), and to start on a
+  # later try; the guest records how many restarts it took.
+  printf '[Unit]\nAfter=petricore-vm-db.service munge.service\nWants=petricore-vm-db.service munge.service\nStartLimitIntervalSec=0\n[Service]\nRestart=on-failure\nRestartSec=3\n' \
     >"$r/etc/systemd/system/slurmdbd.service.d/vm.conf"
   printf '[Unit]\nAfter=slurmdbd.service munge.service\nWants=slurmdbd.service\n' \
     >"$r/etc/systemd/system/slurmctld.service.d/vm.conf"

@@ -97,6 +97,7 @@ wait_until 120 prom_up || fail "Prometheus does not scrape petricore: $(curl -s 
   echo "controllers $(cat /sys/fs/cgroup/cgroup.controllers)"
   echo "system.slice subtree_control $(cat /sys/fs/cgroup/system.slice/cgroup.subtree_control)"
   echo "pid1 $(cat /proc/1/comm)"
+  echo "slurmdbd restarts $(systemctl show -p NRestarts --value slurmdbd)"
   echo "self cgroup $(cat /proc/self/cgroup)"
   echo "prometheus $(prometheus --version 2>&1 | head -n 1)"
   echo "petricore $(petricore --version 2>&1 | head -n 1)"
@@ -119,7 +120,10 @@ cg=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
 
 # ---- the kernel's counters of every job cgroup, every second
 sampler() {
-  local j id line a u sy pk cur anon shm rb wb n_user n_slurm f k v
+  local j id line a u sy pk cur anon shm rb wb n_user n_slurm f k v sl
+  # slurmstepd's CPU: the last usage_usec seen of each step_*/slurm leaf
+  # (a step's leaf goes when the step ends; its time stays in the job's).
+  declare -A slurm_usec=()
   while :; do
     for j in "$SCOPE"/job_*; do
       [ -d "$j" ] || continue
@@ -127,17 +131,17 @@ sampler() {
       u=0 a=0 sy=0 anon=0 shm=0 rb=0 wb=0 n_user=0 n_slurm=0
       while read -r k v; do
         case $k in usage_usec) a=$v ;; user_usec) u=$v ;; system_usec) sy=$v ;; esac
-      done <"$j/cpu.stat" 2>/dev/null || continue
+      done 2>/dev/null <"$j/cpu.stat" || continue
       read -r pk <"$j/memory.peak" 2>/dev/null || pk=0
       read -r cur <"$j/memory.current" 2>/dev/null || cur=0
       while read -r k v; do
         case $k in anon) anon=$v ;; shmem) shm=$v ;; esac
-      done <"$j/memory.stat" 2>/dev/null
+      done 2>/dev/null <"$j/memory.stat"
       while read -r line; do
         for f in $line; do
           case $f in rbytes=*) rb=$((rb + ${f#rbytes=})) ;; wbytes=*) wb=$((wb + ${f#wbytes=})) ;; esac
         done
-      done <"$j/io.stat" 2>/dev/null
+      done 2>/dev/null <"$j/io.stat"  # only when Slurm enables io for the job
       for f in "$j"/step_*/user/task_*/cgroup.procs "$j"/step_*/user/cgroup.procs; do
         [ -f "$f" ] || continue
         while read -r _; do n_user=$((n_user + 1)); done <"$f"
@@ -145,9 +149,16 @@ sampler() {
       for f in "$j"/step_*/slurm/cgroup.procs; do
         [ -f "$f" ] || continue
         while read -r _; do n_slurm=$((n_slurm + 1)); done <"$f"
+        while read -r k v; do
+          [ "$k" = usage_usec ] && slurm_usec[${f%/cgroup.procs}]=$v
+        done 2>/dev/null <"${f%cgroup.procs}cpu.stat"
       done
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$EPOCHSECONDS" "$id" "$a" "$u" "$sy" "$pk" "$cur" \
-        "$anon" "$shm" "$rb" "$wb" "$n_user" "$n_slurm" >>"$OUT/kernel.tsv"
+      sl=0
+      for f in "${!slurm_usec[@]}"; do
+        [[ $f == "$j"/* ]] && sl=$((sl + ${slurm_usec[$f]}))
+      done
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$EPOCHSECONDS" "$id" "$a" "$u" "$sy" "$pk" "$cur" \
+        "$anon" "$shm" "$rb" "$wb" "$n_user" "$n_slurm" "$sl" >>"$OUT/kernel.tsv"
     done
     sleep 1
   done
@@ -170,7 +181,7 @@ layout_watch() {
     sleep 4
   done
 }
-printf 'epoch\tjob\tusage_usec\tuser_usec\tsystem_usec\tmemory_peak\tmemory_current\tanon\tshmem\trbytes\twbytes\tpids_user\tpids_slurm\n' >"$OUT/kernel.tsv"
+printf 'epoch\tjob\tusage_usec\tuser_usec\tsystem_usec\tmemory_peak\tmemory_current\tanon\tshmem\trbytes\twbytes\tpids_user\tpids_slurm\tslurm_usec\n' >"$OUT/kernel.tsv"
 sampler &
 SAMPLER_PID=$!
 layout_watch &
@@ -207,6 +218,8 @@ for i in range(20):
     f.flush()
     os.fsync(f.fileno())
     files.append(f)
+# the kernel count of the I/O of this process, for the host to compare
+print(open("/proc/self/io").read(), flush=True)
 time.sleep(20)
 EOF'
 
@@ -229,6 +242,10 @@ submit scratch -c 1 --mem=256M
   stress --cpu 1 --timeout 15s >"$JD/interactive.out" 2>&1) &
 SRUN_PID=$!
 say "submitted: $(tr '\n' ' ' <"$OUT/jobs.tsv")"
+# The controllers Slurm turns on for its jobs, once the first job is there.
+first_job() { compgen -G "$SCOPE/job_*" >/dev/null; }
+wait_until 120 first_job
+echo "job controllers $(cat "$SCOPE/cgroup.subtree_control" 2>/dev/null)" >>"$OUT/facts.txt"
 
 queue_empty() { [ -z "$(timeout 20 squeue -h -o %i)" ]; }
 wait_until 900 queue_empty || fail "jobs still queued after 900 s: $(timeout 20 squeue 2>&1 | tr '\n' ';')"
@@ -269,6 +286,7 @@ for n in "${!JOB[@]}"; do
   timeout 60 sacct -j "$id" --parsable2 \
     -o JobID,JobName,State,ExitCode,ElapsedRaw,AllocCPUS,ReqMem,TotalCPU,UserCPU,SystemCPU,MaxRSS,Start,End \
     >"$OUT/sacct-$n.txt" 2>&1
+  cp "$JD/$n-$id.out" "$OUT/jobout-$n.txt" 2>/dev/null
   timeout 300 petricore --config /root/vm-report.toml report "$id" --json --accounting sacct \
     >"$OUT/report-$n.json" 2>"$OUT/report-$n.err"
   for m in jobs_cpu_time_total jobs_memory_peak_mb jobs_rss jobs_opened_files jobs_spawned_processes jobs_write_mb \
