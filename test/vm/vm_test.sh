@@ -104,7 +104,8 @@ phase build
 stage=$(vm_build_petricore "$ROOT" "$src") || bail "petricore build or unit suite in the trixie chroot (phase build)"
 log=${stage%.tar.zst}.log
 ok "petricore built in the trixie chroot: $(grep -m1 '^# ' "$log" | cut -c3-)"
-check "unit suite passes in the trixie chroot: $(grep -E '^(Ok|Fail|Skipped|Timeout):' "$log" | tr '\n' ' ')" \
+cases=$(grep -hoE 'All tests passed \([0-9]+ assertions in [0-9]+ test cases\)|test cases: .*' "${stage%.tar.zst}.unit.txt" 2>/dev/null | head -n 1)
+check "unit suite passes in the trixie chroot (${cases:-no count}): $(grep -E '^(Ok|Fail):' "$log" | tr -s ' \n' ' ')" \
   grep -qE '^Ok: +1' "$log"
 
 # ---- install, configure, image
@@ -258,6 +259,8 @@ for n in "${NAMES[@]}"; do
     check "$n: resident peak (ram.used) $ram MB ~ kernel max(anon + shmem) $k_rss MiB (max(2 MiB, 10 %))" \
       within "$ram" "$k_rss" 2 0.10
   fi
+  alloc=$(pm "$n" jobs_cpus_allocated)
+  check "$n: jobs_cpus_allocated $alloc = sacct AllocCPUS $s_cpus (the job's cpuset)" awk -v a="$alloc" -v s="$s_cpus" 'BEGIN { exit !(a != "null" && a == s) }'
   spawned=$(pm "$n" jobs_spawned_processes)
   check "$n: jobs_spawned_processes max $spawned <= pids in user/ leaves $k_pu (slurmstepd in slurm/ leaves, up to $k_ps, not counted), > 0" \
     awk -v s="$spawned" -v u="$k_pu" 'BEGIN { exit !(s != "null" && s > 0 && s <= u) }'
