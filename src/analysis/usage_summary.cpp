@@ -21,7 +21,10 @@ namespace {
 // (ARCHITECTURE.md §5; the original's 0.8).
 constexpr double kCoreUsedShareOfMean = 0.8;
 
-const std::vector<Series>& series_of(const std::map<std::string, std::vector<Series>>& all, const std::string& name) {
+// The name is a C string, not a const std::string&: the temporary string a
+// call would make looks to GCC 14's -Wdangling-reference like the referent
+// of the returned reference (which is always an element of all, or none).
+const std::vector<Series>& series_of(const std::map<std::string, std::vector<Series>>& all, const char* name) {
   static const std::vector<Series> none;
   auto it = all.find(name);
   return it == all.end() ? none : it->second;

@@ -2,7 +2,7 @@
 // selects and init-db creates.
 #include "sources/accounting_view.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <string>
 #include <vector>

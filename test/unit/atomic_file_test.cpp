@@ -1,6 +1,6 @@
 #include "core/atomic_file.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

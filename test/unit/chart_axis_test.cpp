@@ -3,7 +3,7 @@
 #include "render/chart_axis.hpp"
 #include "utc_zone.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cmath>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 #include "render/png_writer.hpp"
 #include "utc_zone.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>

@@ -5,7 +5,7 @@
 #include "core/deflate.hpp"
 
 #include <zlib.h>
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <random>
 #include <string>

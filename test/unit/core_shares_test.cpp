@@ -1,7 +1,7 @@
 // CoreShares and core_weights(): v2 per-core CPU seconds.
 #include "collect/core_shares.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <numeric>
 

@@ -2,7 +2,7 @@
 // parent's counters.
 #include "collect/cpu_after_end.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 using namespace petricore::collect;
 

@@ -1,7 +1,7 @@
 // CpuRate: jobs_cpu_percent between full passes, and the final sample's.
 #include "collect/cpu_rate.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 using namespace petricore::collect;
 

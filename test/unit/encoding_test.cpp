@@ -1,6 +1,6 @@
 #include "core/encoding.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 using namespace petricore;
 

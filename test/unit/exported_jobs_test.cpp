@@ -1,7 +1,7 @@
 // Which samples the sinks export: running jobs, and ended ones for a while.
 #include "collect/exported_jobs.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <algorithm>
 

@@ -10,7 +10,7 @@
 #include "sources/accounting_view.hpp"
 #include "sources/mariadb_library.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <atomic>
 #include <cstdlib>

@@ -7,7 +7,7 @@
 #include "sources/accounting.hpp"
 #include "sources/series_source.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <chrono>
 #include <deque>

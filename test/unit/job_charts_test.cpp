@@ -3,7 +3,7 @@
 
 #include "sample_jobs.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <algorithm>
 #include <cmath>

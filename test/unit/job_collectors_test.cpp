@@ -14,7 +14,7 @@
 #include "collect/procfs_reader.hpp"
 #include "collect/sampler.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "test_fixtures.hpp"
 

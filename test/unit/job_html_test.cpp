@@ -3,7 +3,7 @@
 #include "render/job_charts.hpp"
 #include "sample_jobs.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdlib>
 #include <fstream>

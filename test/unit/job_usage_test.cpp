@@ -2,7 +2,7 @@
 // for several nodes whose samples do not all line up.
 #include "analysis/usage_summary.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #include "collect/kernel_formats.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdint>
 #include <limits>

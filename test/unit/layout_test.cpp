@@ -6,7 +6,7 @@
 #include "collect/error_counter.hpp"
 #include "collect/file_reader.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "test_fixtures.hpp"
 
@@ -321,7 +321,7 @@ TEST_CASE("pattern layout: a match outside the v1 controllers is a v2 job dir", 
 }
 
 TEST_CASE("pattern layout: a bad pattern is std::invalid_argument", "[layout]") {
-  using Catch::Matchers::Contains;
+  using Catch::Contains;  // the string matcher (catch.hpp)
   SECTION("invalid regular expression") {
     CHECK_THROWS_AS(make_layout(LayoutKind::Pattern, "cpuacct/torque/(?<job>[0-9]+"), std::invalid_argument);
     CHECK_THROWS_AS(make_layout(LayoutKind::Pattern, "cpuacct/torque/(?<job>[0-9"), std::invalid_argument);

@@ -3,7 +3,7 @@
 // directory itself is tested against a real slapd (test/integration/slapd_test.sh).
 #include "sources/directory.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <unistd.h>
 #include <algorithm>

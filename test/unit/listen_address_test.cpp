@@ -1,6 +1,6 @@
 #include "core/listen_address.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <string>
 

@@ -1,6 +1,6 @@
 #include "render/mail_message.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <regex>
 #include <string>

@@ -2,7 +2,7 @@
 // ticks since the previous pass.
 #include "collect/process_tracker.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 using namespace petricore::collect;
 

@@ -3,7 +3,7 @@
 #include "sources/prometheus_client.hpp"
 #include "sources/promql.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cmath>
 #include <stdexcept>

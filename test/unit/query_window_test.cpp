@@ -2,7 +2,7 @@
 // (analysis::query_window): its step, and that it ends at the job's end.
 #include "analysis/job_analyzer.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cmath>
 

@@ -8,7 +8,7 @@
 #include "test_fixtures.hpp"
 
 #include <boost/json.hpp>
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cmath>
 #include <cstdlib>

@@ -10,7 +10,7 @@
 #include "sources/accounting.hpp"
 #include "sources/directory.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -4,7 +4,7 @@
 #include "analysis/rules.hpp"
 #include "analysis/usage_summary.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #include "test_fixtures.hpp"
 #include "utc_zone.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -9,7 +9,7 @@
 #include "collect/metrics.hpp"
 #include "collect/textfile_sink.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "test_fixtures.hpp"
 
@@ -119,7 +119,9 @@ struct Harness {
   Sampler sampler;
 };
 
-const JobSample& job(const std::vector<JobSample>& samples, const std::string& id) {
+// id is a C string: a temporary std::string argument would look to GCC 14's
+// -Wdangling-reference like what the returned reference points into.
+const JobSample& job(const std::vector<JobSample>& samples, const char* id) {
   for (const auto& s : samples)
     if (s.job_id == id) return s;
   FAIL("job " << id << " not sampled");

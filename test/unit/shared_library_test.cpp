@@ -1,6 +1,6 @@
 #include "core/shared_library.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <unistd.h>
 

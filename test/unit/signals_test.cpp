@@ -1,6 +1,6 @@
 #include "core/signals.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <pthread.h>
 #include <signal.h>

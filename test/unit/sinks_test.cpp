@@ -5,7 +5,7 @@
 #include "collect/textfile_sink.hpp"
 
 #include <curl/curl.h>
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

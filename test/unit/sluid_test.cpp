@@ -2,7 +2,7 @@
 // look like one (model/sluid.hpp).
 #include "model/sluid.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <string>
 

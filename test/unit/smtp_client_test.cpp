@@ -1,6 +1,6 @@
 #include "core/smtp_client.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -2,7 +2,7 @@
 
 #include "collect/collect_command.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <string>
 #include <type_traits>

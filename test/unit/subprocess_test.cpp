@@ -1,6 +1,6 @@
 #include "core/subprocess.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <chrono>
 #include <optional>

@@ -3,7 +3,7 @@
 
 #include "collect/error_counter.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // top_thread_names(): the names with the most threads, the rest as "other".
 #include "collect/thread_names.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 using namespace petricore::collect;
 

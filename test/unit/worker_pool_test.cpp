@@ -1,6 +1,6 @@
 #include "serve/worker_pool.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <atomic>
 #include <chrono>
