@@ -52,7 +52,8 @@ vm_source_key() {  # SRC
 }
 
 # Builds petricore in the chroot (meson, -j2, ccache under VM_CACHE) and runs
-# its unit suite there; caches the `meson install` tree with the unit log.
+# its unit suite there; caches the `meson install` tree with the unit log,
+# plus test/bench's collect_bench under /usr/local/libexec/petricore-test.
 # Prints the stage tar. On a failure: status 1, the log's tail on stderr.
 vm_build_petricore() {  # ROOT SRC
   local root=$1 src=$2 key tar tmp
@@ -74,7 +75,9 @@ vm_build_petricore() {  # ROOT SRC
       meson compile -C /var/tmp/pc-build -j2
       meson test -C /var/tmp/pc-build --print-errorlogs unit
       grep -E "^(test cases|All tests passed)" /var/tmp/pc-build/meson-logs/testlog.txt || true
-      meson install -C /var/tmp/pc-build --destdir /var/tmp/pc-stage >/dev/null' >"$log" 2>&1; then
+      meson install -C /var/tmp/pc-build --destdir /var/tmp/pc-stage >/dev/null
+      # The collector benchmark, for the guest (not part of a site install).
+      install -D -m 755 /var/tmp/pc-build/test/bench/collect_bench /var/tmp/pc-stage/usr/local/libexec/petricore-test/collect_bench' >"$log" 2>&1; then
     echo "petricore did not build or its unit suite failed in the trixie chroot; last lines of $log:" >&2
     grep -v '^\[[0-9]*/[0-9]*\]' "$log" | tail -n 30 >&2
     return 1

@@ -303,6 +303,17 @@ check "layout: slurm/ leaves hold only slurmstepd, user/ leaves never do$([ -n "
 errs=$(grep '^petricore_collect_errors_total' "$OUT/metrics.txt" | awk '$2 > 0' | tr '\n' ' ')
 echo "# collect errors (nonzero): ${errs:-none}"
 
+# The collector's cost on this real v2 node (figures, never a pass/fail on
+# a timing: only that the benchmark ran and saw the node's jobs).
+if [ -s "$OUT/collect-bench.txt" ]; then
+  sed 's/^/# collect bench in the VM: /' "$OUT/collect-bench.txt"
+  bench_jobs=$(sed -n 's/^node: \([0-9]*\) jobs.*/\1/p' "$OUT/collect-bench.txt")
+  check "collect bench ran in the VM on the running jobs (${bench_jobs:-no} jobs seen; figures above)" \
+    eval '[ "${bench_jobs:-0}" -ge 1 ] && grep -q "CPU ratio petricore / baseline" "$OUT/collect-bench.txt"'
+else
+  not_ok "collect bench in the VM: no output (collect-bench.txt)"
+fi
+
 echo "# job        id    state           cpu_s  kernel   sacct  stepd  mean%  sacct%  rss_MB  k_rss  MaxRSS  peak/k_peak  findings"
 for n in "${NAMES[@]}"; do [ -n "${ROW[$n]:-}" ] && echo "# ${ROW[$n]}"; done
 phase ''

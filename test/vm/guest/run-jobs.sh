@@ -20,6 +20,7 @@
 #   report-NAME.json    petricore report --json --accounting sacct
 #   prom-NAME.txt       Prometheus: the job's max of some jobs_* series
 #   metrics.txt         petricore's /metrics at the end (self-metrics)
+#   collect-bench.txt   collect_bench measure on this node while jobs run
 #   journal.txt         the journal's last lines; slurm*.log tails
 set -u
 OUT=${1:-/var/lib/petricore-vm/out}
@@ -246,6 +247,17 @@ say "submitted: $(tr '\n' ' ' <"$OUT/jobs.tsv")"
 first_job() { compgen -G "$SCOPE/job_*" >/dev/null; }
 wait_until 120 first_job
 echo "job controllers $(cat "$SCOPE/cgroup.subtree_control" 2>/dev/null)" >>"$OUT/facts.txt"
+
+# The collector's cost per pass on this real v2 node, against a raw-read
+# baseline of the same files in the same run (test/bench/README.md), while
+# the first jobs run. Few passes: every one costs ~17x under TCG.
+bench=/usr/local/libexec/petricore-test/collect_bench
+if [ -x "$bench" ]; then
+  sleep 5
+  say "collect bench"
+  timeout 300 "$bench" measure --passes 10 --warmup 2 >"$OUT/collect-bench.txt" 2>&1 ||
+    echo "collect_bench exit $?" >>"$OUT/collect-bench.txt"
+fi
 
 queue_empty() { [ -z "$(timeout 20 squeue -h -o %i)" ]; }
 wait_until 900 queue_empty || fail "jobs still queued after 900 s: $(timeout 20 squeue 2>&1 | tr '\n' ';')"
