@@ -202,7 +202,10 @@ job_script steps2 'srun stress --cpu 1 --timeout 12s
 srun stress --cpu 1 --timeout 12s'
 job_script tasks2 'srun stress --cpu 1 --timeout 20s'
 # shellcheck disable=SC2016 # expanded in the job
-job_script oom 'sleep 4
+# It lives past one full pass (the packaged interval, 15 s) before the
+# kill: a job shorter than the interval may never be sampled (its figures
+# then come from accounting), and the checks compare the collector's.
+job_script oom 'sleep 20
 stress --vm 1 --vm-bytes 300M --vm-keep --timeout 20s
 rc=$?
 sleep 4
