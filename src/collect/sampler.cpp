@@ -30,6 +30,8 @@ namespace {
 // Below this, the CPU time since the last full pass is too short a stretch
 // to give the final sample a rate of its own.
 constexpr double kMinFinalRateSeconds = 0.2;
+// How long a job cgroup first seen without a process may still be starting.
+constexpr double kStartGraceSeconds = 10.0;
 // Counters that go back by more than this are another job's (nanosecond
 // cgroup counters never go back; rounding to microseconds might, a little).
 constexpr double kBackwardsSeconds = 1e-3;
@@ -82,6 +84,14 @@ struct Sampler::Impl {
   // Job cgroups without a process (left behind by Slurm, or a job that just
   // ended): the watch skips them; full passes look again.
   std::unordered_set<std::string> leftovers;
+  // Job cgroups never seen with a process, since when: Slurm makes a job's
+  // cgroups before it moves the job's processes in (on v2 only slurmstepd,
+  // in the steps' slurm/ leaves, is there at first), so such a job may be
+  // starting. The watch keeps looking at it for kStartGraceSeconds before it
+  // counts as a leftover; taken for one at once, a short job could end
+  // before the next full pass and never be sampled.
+  std::unordered_map<std::string, double> empty_since;
+  void empty_at_first_sight(const std::string& id, double now);
   // Once the watch runs, it alone ends jobs whose cgroups are gone, with its
   // readings of their parents (cpu_after_end.hpp) from one watch to the next.
   bool watching = false;
@@ -352,6 +362,13 @@ void Sampler::Impl::refresh(const JobCgroups& cg, const CgroupCpu& cpu, JobState
   state.latest_read_time = now;
 }
 
+void Sampler::Impl::empty_at_first_sight(const std::string& id, double now) {
+  auto [since, fresh] = empty_since.emplace(id, now);
+  if (fresh || now - since->second < kStartGraceSeconds) return;
+  empty_since.erase(since);
+  leftovers.insert(id);
+}
+
 JobSample Sampler::Impl::final_sample(const JobState& state) const {
   JobSample out = *state.latest;
   if (out.cpu_time_total) {
@@ -402,14 +419,20 @@ std::vector<JobSample> Sampler::Impl::watch(double now) {
     if (!sample) continue;
     if (sample->processes == 0) {
       jobs.erase(cg.job_id);
-      leftovers.insert(cg.job_id);
+      empty_at_first_sight(cg.job_id, now);
       continue;
     }
+    empty_since.erase(cg.job_id);
     state.latest = *sample;
     state.latest_read_time = now;
     started.push_back(std::move(*sample));
   }
   last_readings = std::move(readings);
+  if (!empty_since.empty()) {
+    std::unordered_set<std::string> present = job_ids(found);
+    for (auto it = empty_since.begin(); it != empty_since.end();)
+      it = present.count(it->first) ? std::next(it) : empty_since.erase(it);
+  }
   return started;
 }
 
@@ -470,12 +493,17 @@ std::vector<JobSample> Sampler::Impl::sample(double now) {
     // A cgroup without processes is not a running job: one that just ended
     // (its last readings are these), or one Slurm left behind.
     if (sample->processes == 0) {
-      if (state.latest) ended.push_back(std::move(*sample));
+      bool was_running = state.latest.has_value();
+      if (was_running) ended.push_back(std::move(*sample));
       jobs.erase(cg.job_id);
-      leftovers.insert(cg.job_id);
+      if (was_running)
+        leftovers.insert(cg.job_id);
+      else
+        empty_at_first_sight(cg.job_id, now);
       continue;
     }
     leftovers.erase(cg.job_id);
+    empty_since.erase(cg.job_id);
     state.latest = *sample;
     state.latest_read_time = now;
     samples.push_back(std::move(*sample));

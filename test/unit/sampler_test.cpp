@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -837,6 +838,50 @@ TEST_CASE("a v2 job's cgroup with only slurmstepd left in its slurm/ leaves has 
   auto ended = h.sampler.take_ended();
   REQUIRE(has_job(ended, "301"));
   CHECK(ended.size() == 1);
+}
+
+TEST_CASE("a job first seen with only slurmstepd is starting: the watch samples it once its processes are in",
+          "[sampler][watch]") {
+  // Slurm makes the cgroups first: a short job taken for a leftover at that
+  // moment would wait for the next full pass, and could end before it.
+  FixtureCopy copy("slurm-v2");
+  const fs::path job_dir = copy.cgroup("system.slice/slurmstepd.scope/job_301");
+  std::map<fs::path, std::string> procs;
+  for (const auto& entry : fs::recursive_directory_iterator(job_dir)) {
+    if (entry.path().filename() != "cgroup.procs" || entry.path().parent_path().filename() == "slurm") continue;
+    std::ifstream in(entry.path());
+    procs[entry.path()] = std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  auto only_slurmstepd = [&] {
+    for (const auto& [path, text] : procs) copy.write(path, "");
+  };
+  auto processes_in = [&] {
+    for (const auto& [path, text] : procs) copy.write(path, text);
+  };
+  only_slurmstepd();
+  Harness h(copy);
+  CHECK_FALSE(has_job(h.sampler.watch(1.0), "301"));
+  processes_in();
+  auto started = h.sampler.watch(2.0);
+  REQUIRE(has_job(started, "301"));
+  CHECK(job(started, "301").processes > 0);
+  CHECK(h.sampler.take_ended().empty());
+
+  // Empty for longer than the grace: a leftover, left to the full passes.
+  FixtureCopy later("slurm-v2");
+  const fs::path other = later.cgroup("system.slice/slurmstepd.scope/job_301");
+  std::map<fs::path, std::string> saved;
+  for (const auto& [path, text] : procs) {
+    const fs::path moved = other / fs::relative(path, job_dir);
+    saved[moved] = text;
+    later.write(moved, "");
+  }
+  Harness g(later);
+  CHECK_FALSE(has_job(g.sampler.watch(1.0), "301"));
+  CHECK_FALSE(has_job(g.sampler.watch(12.0), "301"));
+  for (const auto& [path, text] : saved) later.write(path, text);
+  CHECK_FALSE(has_job(g.sampler.watch(13.0), "301"));  // the watch skips leftovers
+  CHECK(has_job(g.sampler.sample(14.0), "301"));       // a full pass looks again
 }
 
 TEST_CASE("v1 memory breakdown: page cache without shmem, kernel memory as usage beyond cache + rss",
