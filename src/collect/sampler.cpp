@@ -92,6 +92,8 @@ struct Sampler::Impl {
   // before the next full pass and never be sampled.
   std::unordered_map<std::string, double> empty_since;
   void empty_at_first_sight(const std::string& id, double now);
+  // Drops the entries of cgroups no longer there (either pass: the watch may be off).
+  void forget_empty_gone(const std::vector<JobCgroups>& found);
   // Once the watch runs, it alone ends jobs whose cgroups are gone, with its
   // readings of their parents (cpu_after_end.hpp) from one watch to the next.
   bool watching = false;
@@ -362,6 +364,13 @@ void Sampler::Impl::refresh(const JobCgroups& cg, const CgroupCpu& cpu, JobState
   state.latest_read_time = now;
 }
 
+void Sampler::Impl::forget_empty_gone(const std::vector<JobCgroups>& found) {
+  if (empty_since.empty()) return;
+  std::unordered_set<std::string> present = job_ids(found);
+  for (auto it = empty_since.begin(); it != empty_since.end();)
+    it = present.count(it->first) ? std::next(it) : empty_since.erase(it);
+}
+
 void Sampler::Impl::empty_at_first_sight(const std::string& id, double now) {
   auto [since, fresh] = empty_since.emplace(id, now);
   if (fresh || now - since->second < kStartGraceSeconds) return;
@@ -428,16 +437,13 @@ std::vector<JobSample> Sampler::Impl::watch(double now) {
     started.push_back(std::move(*sample));
   }
   last_readings = std::move(readings);
-  if (!empty_since.empty()) {
-    std::unordered_set<std::string> present = job_ids(found);
-    for (auto it = empty_since.begin(); it != empty_since.end();)
-      it = present.count(it->first) ? std::next(it) : empty_since.erase(it);
-  }
+  forget_empty_gone(found);
   return started;
 }
 
 std::vector<JobSample> Sampler::Impl::sample(double now) {
   std::vector<JobCgroups> found = layout->discover(cgroups.root_fd(), errors);
+  forget_empty_gone(found);
   // With the watch running, a job whose cgroups are gone is ended by the
   // next watch, which can tell what it used after its last reading.
   if (!watching) end_gone_jobs(found, nullptr, now);
