@@ -296,10 +296,15 @@ for n in "${NAMES[@]}"; do
   ROW[$n]=$(printf '%-11s %-5s %-13s %7s %7s %7s %6s %6s %6s %7s %7s %7s %7s %s' "$n" "$id" "$state" "$cpu" "$k_cpu" "$s_cpu" "$k_sl" \
     "$avg" "$s_avg" "$ram" "$k_rss" "$s_rss" "$peak/$k_peak" "$(j "$n" '[.findings[].rule] | join(",")')")
 done
-# slurmstepd's own leaves: every pid in a slurm/ leaf is slurmstepd, none in user/.
-bad=$(awk -F'\t' '$1 ~ /\/slurm$/ && $2 != "" { n = split($2, c, " "); for (i = 1; i <= n; i++) if (c[i] != "slurmstepd") print $1 ": " c[i] }
-  $1 ~ /\/user(\/|$)/ && $2 ~ /slurmstepd/ { print $1 ": " $2 }' "$OUT/layout.txt" | head -n 5)
-check "layout: slurm/ leaves hold only slurmstepd, user/ leaves never do$([ -n "$bad" ] && echo ": $bad")" [ -z "$bad" ]
+# slurmstepd's own leaves: every pid in a slurm/ leaf is slurmstepd. A task
+# leaf may show "slurmstepd" for an instant: slurmstepd forks the task there
+# and the child keeps its name until it execs the job's program (petricore
+# skips processes of that name), so that is printed, not failed.
+bad=$(awk -F'\t' '$1 ~ /\/slurm$/ && $2 != "" { n = split($2, c, " "); for (i = 1; i <= n; i++) if (c[i] != "slurmstepd") print $1 ": " c[i] }' \
+  "$OUT/layout.txt" | head -n 5)
+check "layout: slurm/ leaves hold only slurmstepd$([ -n "$bad" ] && echo ": $bad")" [ -z "$bad" ]
+forked=$(awk -F'\t' '$1 ~ /\/user(\/|$)/ && $2 ~ /slurmstepd/ { print $1 }' "$OUT/layout.txt" | head -n 3 | tr '\n' ' ')
+[ -n "$forked" ] && echo "# note: a task leaf showed slurmstepd between fork and exec: $forked"
 errs=$(grep '^petricore_collect_errors_total' "$OUT/metrics.txt" | awk '$2 > 0' | tr '\n' ' ')
 echo "# collect errors (nonzero): ${errs:-none}"
 
