@@ -11,6 +11,7 @@
 #include "sources/mariadb_library.hpp"
 
 #include "catch.hpp"
+#include "job_record_checks.hpp"
 
 #include <atomic>
 #include <cstdlib>
@@ -418,17 +419,9 @@ TEST_CASE("DB source lists a user's jobs newest first", "[.][mariadb]") {
     per_cpu.push_back(j.mem_per_cpu.value_or(false));
     CHECK(j.mem_per_cpu.has_value());
     // Whole records: the step figures too, as job() gives them.
-    CAPTURE(j.job_id);
     auto alone = source->job(*parse_job_id(j.job_id));
     REQUIRE(alone.ok());
-    CHECK(j.raw_id == alone->raw_id);
-    CHECK(j.start == alone->start);
-    CHECK(j.end == alone->end);
-    CHECK(j.alloc_cpus == alone->alloc_cpus);
-    CHECK(j.total_cpu_seconds == alone->total_cpu_seconds);
-    CHECK(j.max_rss_mb == alone->max_rss_mb);
-    CHECK(j.tasks == alone->tasks);
-    CHECK(j.cpus_per_task == alone->cpus_per_task);
+    petricore::test::check_same_record(j, *alone);
   }
   CHECK(per_cpu == std::vector<bool>{true, false, false, true, false});
   REQUIRE((*alice)[2].total_cpu_seconds);

@@ -8,6 +8,7 @@
 #include "utc_zone.hpp"
 
 #include "catch.hpp"
+#include "job_record_checks.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -416,19 +417,9 @@ TEST_CASE("sacct source: each listed record is the one job() gives, steps folded
   CHECK(ids == std::vector<std::string>{"2285002", "2285001", "2285000"});
   auto source = make_sacct_accounting(one_job.path(), 10);
   for (const auto& from_list : *listed) {
-    CAPTURE(from_list.job_id);
     auto alone = source->job(*parse_job_id(from_list.job_id));
     REQUIRE(alone.ok());
-    CHECK(from_list.name == alone->name);
-    CHECK(from_list.start == alone->start);
-    CHECK(from_list.end == alone->end);
-    CHECK(from_list.alloc_cpus == alone->alloc_cpus);
-    CHECK(from_list.alloc_mem_mb == alone->alloc_mem_mb);
-    CHECK(from_list.total_cpu_seconds == alone->total_cpu_seconds);
-    CHECK(from_list.max_rss_mb == alone->max_rss_mb);
-    CHECK(from_list.tasks == alone->tasks);
-    CHECK(from_list.cpus_per_task == alone->cpus_per_task);
-    CHECK(from_list.state == alone->state);
+    petricore::test::check_same_record(from_list, *alone);
   }
   // The step figures are there: TotalCPU over the steps, MaxRSS, the layout.
   const auto& tasks2 = (*listed)[2];

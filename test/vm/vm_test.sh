@@ -159,19 +159,9 @@ while IFS=$'\t' read -r n id; do JOB[$n]=$id; done <"$OUT/jobs.tsv"
 NAMES=(cpu2 serial steps2 tasks2 interactive oom scratch)
 for n in "${NAMES[@]}"; do [ -n "${JOB[$n]:-}" ] || not_ok "job $n was not run"; done
 
-duration_s() {  # [D-][HH:]MM:SS[.mmm]
-  awk -v d="$1" 'BEGIN {
-    days = 0; if (index(d, "-")) { split(d, a, "-"); days = a[1]; d = a[2] }
-    n = split(d, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]
-    printf "%.3f", s + days * 86400 }'
-}
-size_mib() {
-  awk -v v="$1" 'BEGIN {
-    u = substr(v, length(v)); n = v + 0
-    if (u == "K") n /= 1024; else if (u == "G") n *= 1024; else if (u == "T") n *= 1048576
-    else if (u != "M") n /= 1048576
-    printf "%.1f", n }'
-}
+# duration_s, size_mib
+# shellcheck source=SCRIPTDIR/../../scripts/lib/sacct_units.sh
+source "$src/scripts/lib/sacct_units.sh"
 within() {  # A B ABS REL
   awk -v a="$1" -v b="$2" -v abs="$3" -v rel="$4" 'BEGIN {
     if (a == "" || a == "null" || b == "" || b == "null") exit 1
