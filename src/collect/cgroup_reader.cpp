@@ -17,14 +17,22 @@ namespace {
 constexpr std::uint64_t kUnlimited = std::uint64_t{1} << 62;
 // job/step/task on v1; job/step/user/task on v2.
 constexpr int kMaxProcessDepth = 5;
+// Up to 8 counter files and a few cgroup.procs per job: ~100 jobs' worth.
+constexpr std::size_t kMaxHeldFiles = 1024;
+// Directories are opened for one listing (held_files.hpp: cgroup ones cannot be held).
+constexpr ListOptions kFreshFd{false, false};
 }  // namespace
 
 CgroupReader::CgroupReader(UniqueFd root, ErrorCounter& errors)
-    : root_(std::move(root)), errors_(errors), ticks_per_second_(static_cast<double>(::sysconf(_SC_CLK_TCK))) {}
+    : root_(std::move(root)),
+      errors_(errors),
+      held_(kMaxHeldFiles),
+      ticks_per_second_(static_cast<double>(::sysconf(_SC_CLK_TCK))) {}
 
-bool CgroupReader::read(const std::string& dir, const char* file, Need need) {
+bool CgroupReader::read(const std::string& dir, const char* file, Need need, Hold hold) {
   path_.assign(dir).append("/").append(file);
-  ReadError error = read_file_at(root_.get(), path_.c_str(), buffer_);
+  ReadError error = hold == Hold::Yes ? held_.read(root_.get(), path_, buffer_, Records::One)
+                                      : read_file_at(root_.get(), path_.c_str(), buffer_, Records::One);
   if (error.status == ReadStatus::Ok) return true;
   if (error.status == ReadStatus::Missing) {
     if (need == Need::Optional) return false;
@@ -56,9 +64,12 @@ std::vector<std::string> CgroupReader::child_directories(const std::string& dir)
   std::vector<std::string> names;
   auto fd = open_directory_at(root_.get(), dir.c_str());
   if (!fd) return names;
-  list_directory(fd->get(), [&](std::string_view name, bool is_directory) {
-    if (is_directory) names.emplace_back(name);
-  });
+  list_directory(
+      fd->get(),
+      [&](std::string_view name, bool is_directory) {
+        if (is_directory) names.emplace_back(name);
+      },
+      kFreshFd);
   return names;
 }
 
@@ -156,7 +167,7 @@ std::optional<CgroupMemory> CgroupReader::memory(const JobCgroups& job) {
 std::optional<std::vector<int>> CgroupReader::cpuset(const JobCgroups& job) {
   if (job.cpuset_dir.empty()) return std::vector<int>{};
   const char* file = job.version == CgroupVersion::V2 ? "cpuset.cpus.effective" : "cpuset.cpus";
-  if (!read(job.cpuset_dir, file, job.version == CgroupVersion::V2 ? Need::Optional : Need::Required)) {
+  if (!read(job.cpuset_dir, file, job.version == CgroupVersion::V2 ? Need::Optional : Need::Required, Hold::No)) {
     if (job.version == CgroupVersion::V2) return std::vector<int>{};  // cpuset controller not enabled
     return std::nullopt;
   }
@@ -168,10 +179,15 @@ std::optional<std::vector<int>> CgroupReader::cpuset(const JobCgroups& job) {
   return cpus;
 }
 
+ReadError CgroupReader::read_procs(const std::string& path) {
+  path_.assign(path).append("/cgroup.procs");
+  return held_.read(root_.get(), path_, buffer_, Records::Many);
+}
+
 bool CgroupReader::collect_processes(int dirfd, const std::string& path, bool in_extern, bool skip_slurm_leaves,
                                      int depth, std::vector<ProcessRef>& out) {
   bool complete = true;
-  ReadError error = read_file_at(dirfd, "cgroup.procs", buffer_);
+  ReadError error = read_procs(path);
   if (error.status == ReadStatus::Ok) {
     if (auto pids = parse_pid_list(buffer_)) {
       for (int pid : *pids) out.push_back({pid, in_extern});
@@ -186,9 +202,12 @@ bool CgroupReader::collect_processes(int dirfd, const std::string& path, bool in
   }
   if (depth >= kMaxProcessDepth) return complete;
   std::vector<std::string> children;
-  list_directory(dirfd, [&](std::string_view name, bool is_directory) {
-    if (is_directory && !(skip_slurm_leaves && name == "slurm")) children.emplace_back(name);
-  });
+  list_directory(
+      dirfd,
+      [&](std::string_view name, bool is_directory) {
+        if (is_directory && !(skip_slurm_leaves && name == "slurm")) children.emplace_back(name);
+      },
+      kFreshFd);
   for (const auto& child : children) {
     auto child_fd = open_directory_at(dirfd, child.c_str());
     if (!child_fd) continue;  // removed meanwhile
@@ -217,8 +236,8 @@ bool CgroupReader::processes(const JobCgroups& job, std::vector<ProcessRef>& res
   return complete;
 }
 
-bool CgroupReader::any_process(int dirfd, bool skip_slurm_leaves, int depth) {
-  ReadError error = read_file_at(dirfd, "cgroup.procs", buffer_);
+bool CgroupReader::any_process(int dirfd, const std::string& path, bool skip_slurm_leaves, int depth) {
+  ReadError error = read_procs(path);
   if (error.status == ReadStatus::Ok) {
     auto pids = parse_pid_list(buffer_);
     if (!pids || !pids->empty()) return true;  // a malformed list is not an empty one
@@ -227,12 +246,15 @@ bool CgroupReader::any_process(int dirfd, bool skip_slurm_leaves, int depth) {
   }
   if (depth >= kMaxProcessDepth) return false;
   std::vector<std::string> children;
-  list_directory(dirfd, [&](std::string_view name, bool is_directory) {
-    if (is_directory && !(skip_slurm_leaves && name == "slurm")) children.emplace_back(name);
-  });
+  list_directory(
+      dirfd,
+      [&](std::string_view name, bool is_directory) {
+        if (is_directory && !(skip_slurm_leaves && name == "slurm")) children.emplace_back(name);
+      },
+      kFreshFd);
   for (const auto& child : children) {
     auto child_fd = open_directory_at(dirfd, child.c_str());
-    if (child_fd && any_process(child_fd->get(), skip_slurm_leaves, depth + 1)) return true;
+    if (child_fd && any_process(child_fd->get(), path + "/" + child, skip_slurm_leaves, depth + 1)) return true;
   }
   return false;
 }
@@ -243,7 +265,7 @@ bool CgroupReader::has_processes(const JobCgroups& job) {
   if (dir.empty()) return true;
   auto job_fd = open_directory_at(root_.get(), dir.c_str());
   if (!job_fd) return classify_errno(errno) != ReadStatus::Missing;  // gone: no process left
-  return any_process(job_fd->get(), v2, 0);
+  return any_process(job_fd->get(), dir, v2, 0);
 }
 
 }  // namespace petricore::collect

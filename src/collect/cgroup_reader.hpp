@@ -1,10 +1,13 @@
 // Reads one job's cgroup files (v1 or v2) relative to the held cgroup root and
 // turns them into the values the sampler needs, in seconds and bytes. A file
 // that vanished with its job is skipped silently; a file that is missing from a
-// live cgroup, unreadable or malformed is counted as a "cgroup" error.
+// live cgroup, unreadable or malformed is counted as a "cgroup" error. The
+// files read on every pass (the counters, cgroup.procs) stay open between
+// passes (held_files.hpp) until end_pass() finds them unused.
 #pragma once
 
 #include "collect/file_reader.hpp"
+#include "collect/held_files.hpp"
 #include "collect/layout.hpp"
 #include "core/unique_fd.hpp"
 
@@ -75,21 +78,28 @@ class CgroupReader {
   // costs a few reads. True when a cgroup.procs could not be read: an
   // unreadable job is not taken for an ended one.
   bool has_processes(const JobCgroups& job);
+  // Closes the held files no job of this pass used.
+  void end_pass() { held_.sweep(); }
+  std::size_t held_files() const { return held_.held(); }
 
  private:
   enum class Need { Required, Optional };
   CgroupCpu read_cpu(const std::string& dir, CgroupVersion version, Need need);
   // Reads <dir>/<file> into buffer_. False when absent or broken.
-  bool read(const std::string& dir, const char* file, Need need);
+  enum class Hold { Yes, No };  // No: read once per job (the cpuset)
+  bool read(const std::string& dir, const char* file, Need need, Hold hold = Hold::Yes);
+  // Reads <path>/cgroup.procs into buffer_.
+  ReadError read_procs(const std::string& path);
   void malformed(const std::string& dir, const char* file);
   // Returns false when a cgroup.procs was unreadable or malformed.
   bool collect_processes(int dirfd, const std::string& path, bool in_extern, bool skip_slurm_leaves, int depth,
                          std::vector<ProcessRef>& out);
-  bool any_process(int dirfd, bool skip_slurm_leaves, int depth);
+  bool any_process(int dirfd, const std::string& path, bool skip_slurm_leaves, int depth);
 
   UniqueFd root_;
   ErrorCounter& errors_;
   std::string path_;
+  HeldFiles held_;
   ReadBuffer buffer_;
   double ticks_per_second_;
 };

@@ -2,6 +2,7 @@
 
 #include "collect/error_counter.hpp"
 #include "collect/exported_jobs.hpp"
+#include "collect/held_files.hpp"
 #include "collect/layout.hpp"
 #include "collect/metrics.hpp"
 #include "collect/pull_sink.hpp"
@@ -104,6 +105,8 @@ int run_collect(CollectOptions o) {
   // Before the sinks start their threads (core/signals.hpp).
   StopSignals stop_signals;
   ErrorCounter errors;
+  // Room for the files the sampler keeps open between passes (held_files.hpp).
+  raise_open_file_limit(kSamplerOpenFileLimit);
   Sampler sampler(o.cgroup_root, o.proc_root, std::move(layout), sampler_options, errors);
 
   // A bad sink setting throws StartupError (exit 2).

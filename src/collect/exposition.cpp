@@ -2,10 +2,119 @@
 
 #include <prometheus/text_serializer.h>
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+
 namespace petricore::collect {
 
+namespace {
+
+// Written directly into one string: prometheus-cpp's TextSerializer goes
+// through an ostream, and was a tenth of a collection pass's CPU.
+
+void append_escaped(std::string& out, const std::string& text, bool quote_too) {
+  for (char c : text) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '"' && quote_too) {
+      out += "\\\"";
+    } else {
+      out += c;
+    }
+  }
+}
+
+// As printf's %.16g, which is how prometheus-cpp writes a double (the same
+// bytes; a unit test compares the two).
+void append_value(std::string& out, double value) {
+  if (std::isnan(value)) {
+    out += "Nan";
+  } else if (std::isinf(value)) {
+    out += value < 0 ? "-Inf" : "+Inf";
+  } else {
+    char digits[32];
+    auto end = std::to_chars(digits, digits + sizeof digits, value, std::chars_format::general, 16).ptr;
+    out.append(digits, end);
+  }
+}
+
+void append_sample(std::string& out, const prometheus::MetricFamily& family, const prometheus::ClientMetric& metric,
+                   double value) {
+  out += family.name;
+  if (!metric.label.empty()) {
+    out += '{';
+    const char* separator = "";
+    for (const auto& label : metric.label) {
+      out += separator;
+      out += label.name;
+      out += "=\"";
+      append_escaped(out, label.value, true);
+      out += '"';
+      separator = ",";
+    }
+    out += '}';
+  }
+  out += ' ';
+  append_value(out, value);
+  if (metric.timestamp_ms != 0) {
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof digits, metric.timestamp_ms).ptr;
+    out += ' ';
+    out.append(digits, end);
+  }
+  out += '\n';
+}
+
+const char* type_name(prometheus::MetricType type) {
+  switch (type) {
+    case prometheus::MetricType::Counter:
+      return "counter";
+    case prometheus::MetricType::Gauge:
+      return "gauge";
+    case prometheus::MetricType::Untyped:
+      return "untyped";
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
 std::string serialize_text(const Snapshot& snapshot) {
-  return prometheus::TextSerializer{}.Serialize(snapshot);
+  std::string out;
+  std::size_t samples = 0;
+  for (const auto& family : snapshot) samples += family.metric.size();
+  out.reserve(samples * 96 + snapshot.size() * 128);
+  for (const auto& family : snapshot) {
+    const char* type = type_name(family.type);
+    if (!type) {
+      // Summaries and histograms (the collector makes none) as prometheus-cpp writes them.
+      out += prometheus::TextSerializer{}.Serialize({family});
+      continue;
+    }
+    if (!family.help.empty()) {
+      out += "# HELP ";
+      out += family.name;
+      out += ' ';
+      append_escaped(out, family.help, false);
+      out += '\n';
+    }
+    out += "# TYPE ";
+    out += family.name;
+    out += ' ';
+    out += type;
+    out += '\n';
+    for (const auto& metric : family.metric) {
+      double value = family.type == prometheus::MetricType::Counter ? metric.counter.value
+                     : family.type == prometheus::MetricType::Gauge ? metric.gauge.value
+                                                                    : metric.untyped.value;
+      append_sample(out, family, metric, value);
+    }
+  }
+  return out;
 }
 
 }  // namespace petricore::collect

@@ -3,7 +3,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -71,21 +73,45 @@ struct ReadBufferAccess {
   static void clear(ReadBuffer& b) { b.size_ = 0; }
 };
 
-ReadError read_file_at(int dirfd, const char* relative_path, ReadBuffer& buffer) {
+ReadError pread_whole(int fd, ReadBuffer& buffer, Records records) {
   using B = ReadBufferAccess;
   B::clear(buffer);
-  UniqueFd fd{::openat(dirfd, relative_path, O_RDONLY | O_CLOEXEC)};
-  if (!fd.valid()) return {classify_errno(errno), errno};
-  // Kernel pseudo-files report size 0, so read until EOF, growing as needed.
+  // Kernel pseudo-files report size 0, so read until the end, growing as needed.
   for (;;) {
     B::reserve(buffer, 1024);
-    ssize_t n = ::read(fd.get(), B::free_space(buffer), B::free_size(buffer));
+    std::size_t asked = B::free_size(buffer);
+    ssize_t n = ::pread(fd, B::free_space(buffer), asked, static_cast<off_t>(buffer.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
       return {classify_errno(errno), errno};
     }
     if (n == 0) return {};
     B::grow(buffer, static_cast<std::size_t>(n));
+    if (records == Records::One && static_cast<std::size_t>(n) < asked) return {};
+  }
+}
+
+ReadError read_file_at(int dirfd, const char* relative_path, ReadBuffer& buffer, Records records) {
+  ReadBufferAccess::clear(buffer);
+  UniqueFd fd{::openat(dirfd, relative_path, O_RDONLY | O_CLOEXEC)};
+  if (!fd.valid()) return {classify_errno(errno), errno};
+  return pread_whole(fd.get(), buffer, records);
+}
+
+KernelFilesystem kernel_filesystem(int fd) {
+  struct statfs fs;
+  if (::fstatfs(fd, &fs) != 0) return KernelFilesystem::None;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case PROC_SUPER_MAGIC:
+      return KernelFilesystem::Proc;
+    case CGROUP_SUPER_MAGIC:
+      return KernelFilesystem::Cgroup1;
+    case CGROUP2_SUPER_MAGIC:
+      return KernelFilesystem::Cgroup2;
+    case SYSFS_MAGIC:
+      return KernelFilesystem::Sys;
+    default:
+      return KernelFilesystem::None;
   }
 }
 
@@ -104,12 +130,14 @@ ReadError read_link_at(int dirfd, const char* relative_path, ReadBuffer& buffer)
   }
 }
 
-bool list_directory(int dirfd, const std::function<void(std::string_view, bool)>& visit) {
+bool list_directory(int dirfd, const std::function<void(std::string_view, bool)>& visit, ListOptions options) {
   // getdents64 straight on the held fd: opendir/fdopendir would add a dup,
   // an fstat and a fcntl per directory, and /proc/<pid>/fd is listed for
   // every process on every pass.
-  if (::lseek(dirfd, 0, SEEK_SET) < 0) return false;
+  if (options.rewind && ::lseek(dirfd, 0, SEEK_SET) < 0) return false;
   alignas(8) char buffer[8192];
+  // The longest record: a 255-byte name, its NUL and the header, 8-aligned.
+  constexpr long kLongestRecord = (sizeof(LinuxDirent64) + 256 + 7) / 8 * 8;
   for (;;) {
     long n = ::syscall(SYS_getdents64, dirfd, buffer, sizeof buffer);
     if (n < 0) {
@@ -117,6 +145,7 @@ bool list_directory(int dirfd, const std::function<void(std::string_view, bool)>
       return false;
     }
     if (n == 0) return true;
+    bool last = options.short_read_ends && n + kLongestRecord <= static_cast<long>(sizeof buffer);
     for (long offset = 0; offset < n;) {
       auto* entry = reinterpret_cast<const LinuxDirent64*>(buffer + offset);
       offset += entry->d_reclen;
@@ -129,6 +158,7 @@ bool list_directory(int dirfd, const std::function<void(std::string_view, bool)>
       }
       visit(name, is_directory);
     }
+    if (last) return true;
   }
 }
 

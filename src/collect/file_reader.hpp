@@ -47,17 +47,45 @@ struct ReadError {
 std::optional<UniqueFd> open_directory(const std::string& path);
 std::optional<UniqueFd> open_directory_at(int dirfd, const char* relative_path);
 
+// What one read of a kernel file returns. One: single-record files (procfs's
+// stat, io and /proc/stat, a cgroup's counters, regular files), where a read
+// shorter than asked for has reached the end, so a file costs one read. Many:
+// files the kernel renders record by record into a page-sized buffer
+// (cgroup.procs), where only a read of 0 bytes is the end.
+enum class Records { One, Many };
+
 // Reads the whole file `relative_path` below `dirfd` into `buffer`
 // (replacing its content).
-ReadError read_file_at(int dirfd, const char* relative_path, ReadBuffer& buffer);
+ReadError read_file_at(int dirfd, const char* relative_path, ReadBuffer& buffer, Records records = Records::Many);
+
+// Reads the open file `fd` from offset 0 into `buffer` with pread, as
+// read_file_at reads a file it opened.
+ReadError pread_whole(int fd, ReadBuffer& buffer, Records records);
+
+// Which kernel filesystem `fd` is on, if any.
+enum class KernelFilesystem { None, Proc, Cgroup1, Cgroup2, Sys };
+KernelFilesystem kernel_filesystem(int fd);
 
 // Reads the target of the symlink `relative_path` below `dirfd` into `buffer`.
 ReadError read_link_at(int dirfd, const char* relative_path, ReadBuffer& buffer);
 
+// How list_directory reads a directory.
+struct ListOptions {
+  // Rewind first: the fd was listed before (a held one). A fresh fd is at
+  // its start already, and the lseek would be one more system call.
+  bool rewind = true;
+  // A getdents64 that left room for another entry has listed the rest:
+  // true of procfs and of kernfs (cgroupfs, sysfs), which fill the buffer
+  // until their entries run out, so the closing empty getdents64 is saved.
+  // Not assumed of other filesystems.
+  bool short_read_ends = false;
+};
+
 // Calls `visit(name, is_directory)` for every entry of the directory `dirfd`
 // except "." and "..". is_directory comes from d_type (DT_UNKNOWN is resolved
 // with fstatat). Returns false when the directory could not be read.
-bool list_directory(int dirfd, const std::function<void(std::string_view name, bool is_directory)>& visit);
+bool list_directory(int dirfd, const std::function<void(std::string_view name, bool is_directory)>& visit,
+                    ListOptions options = {});
 
 // Classifies an errno value.
 ReadStatus classify_errno(int errno_value);

@@ -49,6 +49,26 @@ std::vector<std::string> subdirectories(int dirfd) {
   return names;
 }
 
+// The cgroup root's entries, listed once a pass for both Slurm layouts: the
+// v1 controllers (symlinks such as cpuacct -> cpu,cpuacct included), the v2
+// slices and a hybrid host's `unified`. Only names found here are opened, so
+// a pure v2 host costs no failed open of each v1 controller, and v1 none of
+// `unified`.
+struct RootEntry {
+  std::string name;
+  bool is_directory = false;
+};
+std::vector<RootEntry> root_entries(int root_fd) {
+  std::vector<RootEntry> entries;
+  list_directory(root_fd, [&](std::string_view name, bool is_directory) {
+    entries.push_back({std::string{name}, is_directory});
+  });
+  return entries;
+}
+bool has_entry(const std::vector<RootEntry>& entries, std::string_view name) {
+  return std::any_of(entries.begin(), entries.end(), [&](const RootEntry& e) { return e.name == name; });
+}
+
 void count_unreadable(ErrorCounter& errors, const std::string& path) {
   int e = errno;
   if (classify_errno(e) == ReadStatus::Missing) return;  // removed while walking
@@ -86,8 +106,12 @@ void scan_v1_jobs_in(int dirfd, const std::string& path, const std::string& cont
 class SlurmV1Layout : public Layout {
  public:
   std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
+    return discover_in(root_fd, root_entries(root_fd), errors);
+  }
+  std::vector<JobCgroups> discover_in(int root_fd, const std::vector<RootEntry>& top, ErrorCounter& errors) const {
     std::map<std::string, V1Job> jobs;
     for (const char* controller : kV1Controllers) {
+      if (!has_entry(top, controller)) continue;  // controller not mounted: normal
       auto controller_fd = open_directory_at(root_fd, controller);
       if (!controller_fd) continue;  // controller not mounted: normal
       for (const auto& root_name : subdirectories(controller_fd->get())) {
@@ -166,18 +190,20 @@ std::optional<JobCgroups> v2_job(const std::string& scope_path, const std::strin
 class SlurmV2Layout : public Layout {
  public:
   std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
+    return discover_in(root_fd, root_entries(root_fd), errors);
+  }
+  std::vector<JobCgroups> discover_in(int root_fd, const std::vector<RootEntry>& top, ErrorCounter& errors) const {
     std::map<std::string, JobCgroups> jobs;
     // The unified hierarchy is the root itself on a pure v2 host, and
     // <root>/unified on a hybrid one. Slurm puts its scopes in the slice
     // that CgroupSlice names (25.11 on; system.slice before), so every
     // top-level slice is looked into: a root holds a handful.
-    for (const char* base : {"", "unified"}) {
-      auto base_fd = open_directory_at(root_fd, *base == '\0' ? "." : base);
-      if (!base_fd) continue;
-      for (const auto& slice : subdirectories(base_fd->get())) {
-        if (!ends_with(slice, ".slice")) continue;
-        std::string slice_path = *base == '\0' ? slice : std::string{base} + "/" + slice;
-        scan_slice(root_fd, slice_path, jobs, errors);
+    for (const RootEntry& entry : top)
+      if (entry.is_directory && ends_with(entry.name, ".slice")) scan_slice(root_fd, entry.name, jobs, errors);
+    if (has_entry(top, "unified")) {
+      if (auto unified_fd = open_directory_at(root_fd, "unified")) {
+        for (const auto& slice : subdirectories(unified_fd->get()))
+          if (ends_with(slice, ".slice")) scan_slice(root_fd, "unified/" + slice, jobs, errors);
       }
     }
     std::vector<JobCgroups> result;
@@ -214,8 +240,9 @@ class SlurmV2Layout : public Layout {
 class AutoLayout : public Layout {
  public:
   std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
-    std::vector<JobCgroups> result = v1_.discover(root_fd, errors);
-    std::vector<JobCgroups> v2 = v2_.discover(root_fd, errors);
+    std::vector<RootEntry> top = root_entries(root_fd);
+    std::vector<JobCgroups> result = v1_.discover_in(root_fd, top, errors);
+    std::vector<JobCgroups> v2 = v2_.discover_in(root_fd, top, errors);
     for (auto& job : v2) {
       bool known =
           std::any_of(result.begin(), result.end(), [&](const JobCgroups& j) { return j.job_id == job.job_id; });

@@ -514,6 +514,9 @@ std::vector<JobSample> Sampler::Impl::sample(double now) {
     state.latest_read_time = now;
     samples.push_back(std::move(*sample));
   }
+  // What this pass did not read belongs to processes and cgroups that are gone.
+  cgroups.end_pass();
+  procfs.end_pass();
   return samples;
 }
 

@@ -68,6 +68,11 @@ class Sampler {
   std::unique_ptr<Impl> impl_;
 };
 
+// The soft open-file limit a sampler wants (raise_open_file_limit): its
+// readers hold up to 4096 + 1024 files between passes, and take at most a
+// quarter of the limit.
+inline constexpr std::size_t kSamplerOpenFileLimit = 4 * (4096 + 1024);
+
 // The steady clock in seconds.
 double monotonic_seconds();
 

@@ -14,6 +14,7 @@
 //       and tracked jobs along the way.
 #include "collect/error_counter.hpp"
 #include "collect/exposition.hpp"
+#include "collect/held_files.hpp"
 #include "collect/layout.hpp"
 #include "collect/metrics.hpp"
 #include "collect/sampler.hpp"
@@ -449,6 +450,7 @@ std::uint64_t total_errors(const pc::ErrorCounter& errors) {
 // ---- measure -----------------------------------------------------------------
 
 int measure(const Options& o) {
+  pc::raise_open_file_limit(pc::kSamplerOpenFileLimit);  // as `petricore collect` does
   pc::ErrorCounter errors;
   auto sampler = make_sampler(o, errors);
   Baseline baseline(o.cgroup_root, o.proc_root);

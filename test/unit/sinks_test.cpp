@@ -17,9 +17,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -267,6 +271,79 @@ TEST_CASE("text exposition escapes label values", "[sinks]") {
 
 TEST_CASE("text exposition of an empty snapshot is empty", "[sinks]") {
   CHECK(serialize_text({}).empty());
+}
+
+TEST_CASE("text exposition writes values as printf's %.16g, as prometheus-cpp 1.0 does", "[sinks]") {
+  std::vector<double> values = {0,
+                                -0.0,
+                                1,
+                                -1,
+                                0.1,
+                                512.5,
+                                100.0 / 3,
+                                1e15,
+                                1e16,
+                                1e17,
+                                9.223372036854775807e18,
+                                1.5e-7,
+                                1e-5,
+                                1e21,
+                                4.9e-324,
+                                1.7976931348623157e308};
+  std::uint64_t bits = 0x9e3779b97f4a7c15;
+  for (int i = 0; i < 2000; ++i) {  // and arbitrary finite doubles
+    bits = bits * 6364136223846793005u + 1442695040888963407u;
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    if (std::isfinite(d)) values.push_back(d);
+    values.push_back(static_cast<double>(bits % 100000000000u) / 1000.0);
+  }
+  for (double v : values) {
+    Snapshot snapshot = snapshot_of("1", v);
+    char expected[64];
+    std::snprintf(expected, sizeof expected, "slurm_job=\"1\"} %.16g\n", v);
+    INFO(expected);
+    CHECK(serialize_text(snapshot).find(expected) != std::string::npos);
+  }
+  Snapshot special = snapshot_of("1", std::nan(""));
+  special[0].metric[0].timestamp_ms = 1700000000123;
+  prometheus::ClientMetric up = special[0].metric[0], down = up;
+  up.gauge.value = std::numeric_limits<double>::infinity();
+  up.timestamp_ms = 0;
+  down.gauge.value = -std::numeric_limits<double>::infinity();
+  special[0].metric.push_back(up);
+  special[0].metric.push_back(down);
+  CHECK(serialize_text(special) ==
+        "# HELP jobs_rss Resident memory of the job (MiB)\n"
+        "# TYPE jobs_rss gauge\n"
+        "jobs_rss{instance=\"n1\",slurm_job=\"1\"} Nan 1700000000123\n"
+        "jobs_rss{instance=\"n1\",slurm_job=\"1\"} +Inf\n"
+        "jobs_rss{instance=\"n1\",slurm_job=\"1\"} -Inf 1700000000123\n");
+}
+
+TEST_CASE("text exposition: counters, untyped, no labels, empty families, HELP escaped", "[sinks]") {
+  Snapshot snapshot(3);
+  snapshot[0].name = "petricore_collect_errors_total";
+  snapshot[0].help = "a \\ and a\nnewline";
+  snapshot[0].type = prometheus::MetricType::Counter;
+  prometheus::ClientMetric errors;
+  errors.counter.value = 7;
+  snapshot[0].metric.push_back(errors);
+  snapshot[1].name = "plain";
+  snapshot[1].type = prometheus::MetricType::Untyped;
+  prometheus::ClientMetric plain;
+  plain.untyped.value = 0.25;
+  plain.label = {{"empty", ""}};
+  snapshot[1].metric.push_back(plain);
+  snapshot[2].name = "nothing_yet";
+  snapshot[2].type = prometheus::MetricType::Gauge;
+  CHECK(serialize_text(snapshot) ==
+        "# HELP petricore_collect_errors_total a \\\\ and a\\nnewline\n"
+        "# TYPE petricore_collect_errors_total counter\n"
+        "petricore_collect_errors_total 7\n"
+        "# TYPE plain untyped\n"
+        "plain{empty=\"\"} 0.25\n"
+        "# TYPE nothing_yet gauge\n");
 }
 
 // ---------------------------------------------------------------- textfile
