@@ -19,6 +19,7 @@ class SnapshotBuilder {
   void per_job(const char* name, const char* help, const std::vector<JobSample>& jobs,
                const std::function<std::optional<double>(const JobSample&)>& value) {
     MetricFamily& family = start(name, help, MetricType::Gauge);
+    family.metric.reserve(jobs.size());
     for (const auto& job : jobs) {
       if (auto v = value(job)) family.metric.push_back(series(job, *v, {}));
     }
@@ -43,6 +44,7 @@ class SnapshotBuilder {
 
   ClientMetric series(const JobSample& job, double value, std::vector<ClientMetric::Label> extra) {
     ClientMetric m;
+    m.label.reserve(2 + extra.size());
     m.label.push_back({"instance", instance_});
     m.label.push_back({"slurm_job", job.job_id});
     for (auto& l : extra) m.label.push_back(std::move(l));
@@ -52,6 +54,7 @@ class SnapshotBuilder {
 
   ClientMetric instance_series(double value, std::vector<ClientMetric::Label> extra = {}) {
     ClientMetric m;
+    m.label.reserve(1 + extra.size());
     m.label.push_back({"instance", instance_});
     for (auto& l : extra) m.label.push_back(std::move(l));
     m.gauge.value = value;
