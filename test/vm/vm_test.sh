@@ -151,6 +151,11 @@ check "collect unit: NoNewPrivs $(sb NoNewPrivs), seccomp $(sb Seccomp)" eval '[
 check "collect unit: in its own cgroup ($(sb cgroup)) with memory.max $(sb memory.max) = MemoryMax=64M, enforced (memory in the parent's subtree_control: $(sb 'parent subtree_control'))" \
   eval '[ "$(sb cgroup)" = /system.slice/petricore-collect.service ] && [ "$(sb memory.max)" = 67108864 ] &&
     [[ " $(sb "parent subtree_control") " == *" memory "* ]]'
+read -r nofile_soft nofile_hard <<<"$(sb nofile)"
+check "collect unit: raised its soft open-file limit to 20480 or the hard limit (Max open files $nofile_soft $nofile_hard)" \
+  eval '[ -n "$nofile_soft" ] && { [ "$nofile_soft" = 20480 ] || [ "$nofile_soft" = "$nofile_hard" ]; }'
+check "collect unit: keeps files open between passes while jobs run ($(sb held-proc) in /proc, $(sb held-cgroup) in /sys/fs/cgroup)" \
+  eval '[ "$(sb held-proc)" -gt 0 ] && [ "$(sb held-cgroup)" -gt 0 ]'
 check "collect unit: still active after the jobs, peak $(grep '^memory.peak' "$OUT/sandbox.txt" | tail -n 1 | cut -d' ' -f2) bytes" \
   eval 'tail -n 1 "$OUT/sandbox.txt" | grep -qx active'
 

@@ -261,6 +261,13 @@ if [ -x "$bench" ]; then
   timeout 300 "$bench" measure --passes 10 --warmup 2 >"$OUT/collect-bench.txt" 2>&1 ||
     echo "collect_bench exit $?" >>"$OUT/collect-bench.txt"
 fi
+# The daemon's open files while the jobs run: the /proc and cgroup files it
+# keeps open between passes (src/collect/held_files.hpp), and its limit.
+{
+  echo "nofile $(awk '/^Max open files/ { print $4, $5 }' "/proc/$pid/limits")"
+  echo "held-proc $(find "/proc/$pid/fd" -lname '/proc/*' 2>/dev/null | wc -l)"
+  echo "held-cgroup $(find "/proc/$pid/fd" -lname '/sys/fs/cgroup/*' 2>/dev/null | wc -l)"
+} >>"$OUT/sandbox.txt"
 
 queue_empty() { [ -z "$(timeout 20 squeue -h -o %i)" ]; }
 wait_until 900 queue_empty || fail "jobs still queued after 900 s: $(timeout 20 squeue 2>&1 | tr '\n' ';')"
