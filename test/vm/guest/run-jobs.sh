@@ -102,6 +102,10 @@ wait_until 120 prom_up || fail "Prometheus does not scrape petricore: $(curl -s 
   echo "self cgroup $(cat /proc/self/cgroup)"
   echo "prometheus $(prometheus --version 2>&1 | head -n 1)"
   echo "petricore $(petricore --version 2>&1 | head -n 1)"
+  echo "package $(dpkg-query -W -f='${Package} ${Version} ${Status}' petricore 2>&1)"
+  echo "binary-package $(dpkg-query -S /usr/bin/petricore 2>&1)"
+  echo "user petricore $(getent passwd petricore)"
+  echo "collect unit $(systemctl show -p FragmentPath --value petricore-collect) $(systemctl is-enabled petricore-collect 2>&1)"
   echo "cpus $(nproc)"
 } >"$OUT/facts.txt"
 
