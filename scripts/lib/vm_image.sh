@@ -46,21 +46,27 @@ _vm_source_files() {  # run in SRC
     find . -type f ! -path './build*' ! -path './.git/*' -printf '%P\0' | sort -z
   fi | grep -zv '^test/vm/guest/'
 }
-# A hash of the contents of the files the build reads, so an edit not yet
-# committed changes it: all the source files but the suite's own (test/vm:
-# meson only needs vm_test.sh to exist) and the *.md. Two of those are in
-# the package (README.md and packaging/slurm/epilog-notes.md, as
-# documentation) and nothing in the VM reads them, so a cached .deb with an
-# older copy tests the same; the rest are read by no part of the build.
+# The build's key: a hash of the contents of the files the build reads, so
+# an edit not yet committed changes it, of the recipe (vm_build_petricore)
+# and of the root's key (the toolchain). The files: all the source files but
+# the suite's own (test/vm: meson only needs vm_test.sh to exist), scripts/
+# (no meson.build or packaging/debian file names it) and the *.md. Two of
+# those are in the package (README.md and packaging/slurm/epilog-notes.md,
+# as documentation) and nothing in the VM reads them, so a cached .deb with
+# an older copy tests the same; the rest are read by no part of the build.
 vm_source_key() {  # SRC
-  (cd "$1" && _vm_source_files | grep -zv -e '^test/vm/' -e '\.md$' | xargs -0 sha256sum 2>/dev/null) |
-    sha256sum | cut -c1-16
+  {
+    (cd "$1" && _vm_source_files | grep -zv -e '^test/vm/' -e '^scripts/' -e '\.md$' | xargs -0 sha256sum 2>/dev/null)
+    declare -f vm_build_petricore
+    vm_root_key
+  } | sha256sum | cut -c1-16
 }
 
 # Builds petricore's .deb in the chroot, the Debian way: packaging/build-deb
-# (dpkg-buildpackage; DEB_BUILD_OPTIONS=parallel=2, so the unit suite is
-# built and run by dh_auto_test; ccache under VM_CACHE/ccache-trixie, whose
-# hit rate for the build is in build.log). Caches, in
+# (dpkg-buildpackage; DEB_BUILD_OPTIONS "parallel=2 noautodbgsym": two
+# compile jobs, no -dbgsym package, which nothing here uses; no nocheck, so
+# the unit suite is built and run by dh_auto_test; ccache under
+# VM_CACHE/ccache-trixie, whose hits for the build are in build.log). Caches, in
 # VM_CACHE/petricore-trixie-<key>/: petricore_<version>_<arch>.deb, the unit
 # suite's testlog.txt as unit.txt, test/bench's collect_bench from the kept
 # build tree (for the guest; not part of a site install), build.log (this
@@ -80,7 +86,7 @@ vm_build_petricore() {  # ROOT SRC
   local log=$tmp/build.log
   # shellcheck disable=SC2016 # expanded in the chroot
   if ! VM_CHROOT_BINDS="$VM_CACHE/ccache-trixie:/var/cache/ccache" vm_chroot "$root" \
-    env CCACHE_DIR=/var/cache/ccache DEB_BUILD_OPTIONS=parallel=2 PETRICORE_DEB_STAGE=/var/tmp/pc-deb sh -ec '
+    env CCACHE_DIR=/var/cache/ccache DEB_BUILD_OPTIONS="parallel=2 noautodbgsym" PETRICORE_DEB_STAGE=/var/tmp/pc-deb sh -ec '
       echo "# $(g++ --version | head -n 1); Boost $(grep "define BOOST_LIB_VERSION" /usr/include/boost/version.hpp | cut -d\" -f2);" \
         "CLI11 $(pkg-config --modversion CLI11); Catch2 $(dpkg-query -W -f="\${Version}" catch2);" \
         "debhelper $(dpkg-query -W -f="\${Version}" debhelper)"
@@ -89,7 +95,7 @@ vm_build_petricore() {  # ROOT SRC
       /usr/src/petricore/packaging/build-deb --keep-build /var/tmp/pc-obj /usr/src/petricore /var/tmp/pc-out ||
         { cp /var/tmp/pc-out/build.log /var/tmp/pc-build-deb.log 2>/dev/null; exit 1; }
       echo "# dpkg-buildpackage took $(($(date +%s) - t0)) s"
-      echo "# ccache: $(ccache -s | grep -iE "^ *(hits|misses|cacheable calls)" | tr -s " \n" " ")"' >"$log" 2>&1; then
+      echo "# ccache: $(ccache -s | grep -E "^ *(Cacheable calls|Hits|Misses):" | head -n 3 | tr -s " \n" " ")"' >"$log" 2>&1; then
     echo "petricore's .deb did not build or its unit suite failed in the trixie chroot; last lines of the build log:" >&2
     [ -f "$root/var/tmp/pc-build-deb.log" ] && grep -v '^\[[0-9]*/[0-9]*\]' "$root/var/tmp/pc-build-deb.log" | tail -n 40 >&2
     tail -n 10 "$log" >&2
@@ -102,7 +108,7 @@ vm_build_petricore() {  # ROOT SRC
   cp "$root"/var/tmp/pc-out/petricore_*.deb "$tmp/" &&
     cp "$root/var/tmp/pc-obj/meson-logs/testlog.txt" "$tmp/unit.txt" &&
     install -m 755 "$root/var/tmp/pc-obj/test/bench/collect_bench" "$tmp/collect_bench" || { rm -rf "$tmp"; return 1; }
-  rm -f "$tmp"/petricore-dbgsym_*.deb
+  chmod 755 "$tmp"
   rm -rf "$dir" && mv "$tmp" "$dir" || { rm -rf "$tmp"; return 1; }
   rm -rf "$root/var/tmp/pc-obj" "$root/var/tmp/pc-out" "$root/var/tmp/pc-deb" "$root/usr/src/petricore"
   # Builds of other trees are stale now (the ccache keeps their objects).

@@ -111,7 +111,7 @@ ok "petricore's $(basename "$deb") built in the trixie chroot: $(grep -m1 '^# ' 
 grep -E '^# (dpkg-buildpackage took|ccache)' "$build/build.log"
 cases=$(grep -hoE 'All tests passed \([0-9]+ assertions in [0-9]+ test cases\)|test cases: .*' "$build/unit.txt" 2>/dev/null | head -n 1)
 check "unit suite passes in dpkg-buildpackage's dh_auto_test (${cases:-no count}): $(grep -E '^(Ok|Fail):' "$build/build-deb.log" | tr -s ' \n' ' ')" \
-  eval 'grep -q "meson test --print-errorlogs unit" "$build/build-deb.log" && grep -qE "^Ok: +1" "$build/build-deb.log"'
+  eval 'grep -qE "^\s.* meson test .*--print-errorlogs unit$" "$build/build-deb.log" && grep -qE "^Ok: +1" "$build/build-deb.log"'
 
 # ---- install, configure, image
 phase install
