@@ -1,12 +1,14 @@
 # shellcheck shell=bash
-# Turns an unpacked trixie root (lib/vm_root.sh) into the test VM: petricore
-# built in it with trixie's toolchain (cached by the source tree's hash),
-# installed, a one-node Slurm 24.11 on cgroup v2 configured, an ext4 image
-# made, booted under qemu TCG, and the results read back from the image.
+# Turns an unpacked trixie root (lib/vm_root.sh) into the test VM: petricore's
+# .deb built in it with trixie's toolchain (packaging/build-deb, cached by the
+# source tree's hash), installed with dpkg as a site installs it, a one-node
+# Slurm 24.11 on cgroup v2 configured, an ext4 image made, booted under qemu
+# TCG, and the results read back from the image.
 #
-#   vm_source_key SRC                 hash of the tracked files' contents
-#   vm_build_petricore ROOT SRC       prints the cached build (stage tar), building it when missing
-#   install_petricore_into_root ROOT STAGE_TAR SRC
+#   vm_source_key SRC                 hash of the contents of the files the build reads
+#   vm_build_petricore ROOT SRC       prints the cached build (a directory: the .deb,
+#                                     collect_bench, unit.txt, build.log), building it when missing
+#   install_petricore_into_root ROOT BUILD_DIR
 #   vm_configure_root ROOT GUEST_DIR  Slurm, MariaDB, munge, Prometheus, the guest test unit
 #   vm_make_image ROOT IMAGE
 #   vm_boot IMAGE ROOT DIR SECONDS    qemu under timeout; console.log, progress.log in DIR
@@ -44,66 +46,105 @@ _vm_source_files() {  # run in SRC
     find . -type f ! -path './build*' ! -path './.git/*' -printf '%P\0' | sort -z
   fi | grep -zv '^test/vm/guest/'
 }
-# A hash of those files' contents, so an edit not yet committed changes it.
-# The suite's own files (test/vm) are copied but do not count: meson only
-# needs vm_test.sh to exist.
+# The build's key: a hash of the contents of the files the build reads, so
+# an edit not yet committed changes it, of the recipe (vm_build_petricore)
+# and of the root's key (the toolchain). The files: all the source files but
+# the suite's own (test/vm: meson only needs vm_test.sh to exist), scripts/
+# (no meson.build or packaging/debian file names it) and the *.md. Two of
+# those are in the package (README.md and packaging/slurm/epilog-notes.md,
+# as documentation) and nothing in the VM reads them, so a cached .deb with
+# an older copy tests the same; the rest are read by no part of the build.
 vm_source_key() {  # SRC
-  (cd "$1" && _vm_source_files | grep -zv '^test/vm/' | xargs -0 sha256sum 2>/dev/null) | sha256sum | cut -c1-16
+  {
+    (cd "$1" && _vm_source_files | grep -zv -e '^test/vm/' -e '^scripts/' -e '\.md$' | xargs -0 sha256sum 2>/dev/null)
+    declare -f vm_build_petricore
+    vm_root_key
+  } | sha256sum | cut -c1-16
 }
 
-# Builds petricore in the chroot (meson, -j2, ccache under VM_CACHE) and runs
-# its unit suite there; caches the `meson install` tree with the unit log,
-# plus test/bench's collect_bench under /usr/local/libexec/petricore-test.
-# Prints the stage tar. On a failure: status 1, the log's tail on stderr.
+# Builds petricore's .deb in the chroot, the Debian way: packaging/build-deb
+# (dpkg-buildpackage; DEB_BUILD_OPTIONS "parallel=2 noautodbgsym": two
+# compile jobs, no -dbgsym package, which nothing here uses; no nocheck, so
+# the unit suite is built and run by dh_auto_test; ccache under
+# VM_CACHE/ccache-trixie, whose hits for the build are in build.log). Caches, in
+# VM_CACHE/petricore-trixie-<key>/: petricore_<version>_<arch>.deb, the unit
+# suite's testlog.txt as unit.txt, test/bench's collect_bench from the kept
+# build tree (for the guest; not part of a site install), build.log (this
+# function's) and build-deb.log (dpkg-buildpackage's). Prints that
+# directory. On a failure: status 1, the log's tail on stderr.
 vm_build_petricore() {  # ROOT SRC
-  local root=$1 src=$2 key tar tmp
+  local root=$1 src=$2 key dir tmp
   _vm_is_root_dir "$root" || return 1
   key=$(vm_source_key "$src")
-  tar=$VM_CACHE/petricore-trixie-$key.tar.zst
-  [ -f "$tar" ] && { echo "$tar"; return 0; }
+  dir=$VM_CACHE/petricore-trixie-$key
+  [ -d "$dir" ] && compgen -G "$dir/petricore_*.deb" >/dev/null && { echo "$dir"; return 0; }
+  rm -rf "$root/usr/src/petricore"
   mkdir -p "$VM_CACHE/ccache-trixie" "$root/usr/src/petricore" "$root/var/cache/ccache" || return 1
   (cd "$src" && _vm_source_files | tar --null -T - -cf -) |
     tar -C "$root/usr/src/petricore" -xf - || return 1
-  local log=$VM_CACHE/petricore-trixie-$key.log
+  tmp=$(mktemp -d "$VM_CACHE/.petricore-build.XXXXXX") || return 1
+  local log=$tmp/build.log
   # shellcheck disable=SC2016 # expanded in the chroot
-  if ! VM_CHROOT_BINDS="$VM_CACHE/ccache-trixie:/var/cache/ccache" vm_chroot "$root" env CCACHE_DIR=/var/cache/ccache sh -ec '
-      cd /usr/src/petricore
+  if ! VM_CHROOT_BINDS="$VM_CACHE/ccache-trixie:/var/cache/ccache" vm_chroot "$root" \
+    env CCACHE_DIR=/var/cache/ccache DEB_BUILD_OPTIONS="parallel=2 noautodbgsym" PETRICORE_DEB_STAGE=/var/tmp/pc-deb sh -ec '
       echo "# $(g++ --version | head -n 1); Boost $(grep "define BOOST_LIB_VERSION" /usr/include/boost/version.hpp | cut -d\" -f2);" \
-        "CLI11 $(pkg-config --modversion CLI11); Catch2 $(dpkg-query -W -f="\${Version}" catch2)"
-      meson setup /var/tmp/pc-build --prefix=/usr --sysconfdir=/etc --buildtype=debugoptimized >/var/tmp/pc-setup.log ||
-        { tail -n 30 /var/tmp/pc-setup.log; exit 1; }
-      meson compile -C /var/tmp/pc-build -j2
-      meson test -C /var/tmp/pc-build --print-errorlogs unit
-      grep -E "^(test cases|All tests passed)" /var/tmp/pc-build/meson-logs/testlog.txt || true
-      meson install -C /var/tmp/pc-build --destdir /var/tmp/pc-stage >/dev/null
-      # The collector benchmark, for the guest (not part of a site install).
-      install -D -m 755 /var/tmp/pc-build/test/bench/collect_bench /var/tmp/pc-stage/usr/local/libexec/petricore-test/collect_bench' >"$log" 2>&1; then
-    echo "petricore did not build or its unit suite failed in the trixie chroot; last lines of $log:" >&2
-    grep -v '^\[[0-9]*/[0-9]*\]' "$log" | tail -n 30 >&2
+        "CLI11 $(pkg-config --modversion CLI11); Catch2 $(dpkg-query -W -f="\${Version}" catch2);" \
+        "debhelper $(dpkg-query -W -f="\${Version}" debhelper)"
+      ccache -z >/dev/null
+      t0=$(date +%s)
+      /usr/src/petricore/packaging/build-deb --keep-build /var/tmp/pc-obj /usr/src/petricore /var/tmp/pc-out ||
+        { cp /var/tmp/pc-out/build.log /var/tmp/pc-build-deb.log 2>/dev/null; exit 1; }
+      echo "# dpkg-buildpackage took $(($(date +%s) - t0)) s"
+      echo "# ccache: $(ccache -s | grep -E "^ *(Cacheable calls|Hits|Misses):" | head -n 3 | tr -s " \n" " ")"' >"$log" 2>&1; then
+    echo "petricore's .deb did not build or its unit suite failed in the trixie chroot; last lines of the build log:" >&2
+    [ -f "$root/var/tmp/pc-build-deb.log" ] && grep -v '^\[[0-9]*/[0-9]*\]' "$root/var/tmp/pc-build-deb.log" | tail -n 40 >&2
+    tail -n 10 "$log" >&2
+    cp "$log" "$VM_CACHE/petricore-trixie-$key.failed.log" 2>/dev/null
+    rm -rf "$tmp"
     return 1
   fi
-  tmp=$(mktemp "$VM_CACHE/.stage.XXXXXX") || return 1
-  tar -C "$root/var/tmp/pc-stage" -cf - . | zstd -q -o "$tmp" -f && mv "$tmp" "$tar" || { rm -f "$tmp"; return 1; }
-  cp "$root/var/tmp/pc-build/meson-logs/testlog.txt" "$VM_CACHE/petricore-trixie-$key.unit.txt" 2>/dev/null
-  rm -rf "$root/var/tmp/pc-build" "$root/var/tmp/pc-stage" "$root/usr/src/petricore"
+  # dpkg-buildpackage's log: the ninja lines cut (they are in ccache's objects).
+  grep -v '^\[[0-9]*/[0-9]*\] ' "$root/var/tmp/pc-out/build.log" >"$tmp/build-deb.log"
+  cp "$root"/var/tmp/pc-out/petricore_*.deb "$tmp/" &&
+    cp "$root/var/tmp/pc-obj/meson-logs/testlog.txt" "$tmp/unit.txt" &&
+    install -m 755 "$root/var/tmp/pc-obj/test/bench/collect_bench" "$tmp/collect_bench" || { rm -rf "$tmp"; return 1; }
+  chmod 755 "$tmp"
+  rm -rf "$dir" && mv "$tmp" "$dir" || { rm -rf "$tmp"; return 1; }
+  rm -rf "$root/var/tmp/pc-obj" "$root/var/tmp/pc-out" "$root/var/tmp/pc-deb" "$root/usr/src/petricore"
   # Builds of other trees are stale now (the ccache keeps their objects).
-  find "$VM_CACHE" -maxdepth 1 -name 'petricore-trixie-*' ! -name "petricore-trixie-$key.*" -delete
-  echo "$tar"
+  find "$VM_CACHE" -maxdepth 1 -name 'petricore-trixie-*' ! -name "petricore-trixie-$key" -exec rm -rf {} +
+  echo "$dir"
 }
 
-# How petricore gets onto the node. Today: the `meson install` tree of the
-# chroot build, the site's config from packaging/, and the unit enabled.
-# (To be switched to installing the .deb of packaging/debian.)
-install_petricore_into_root() {  # ROOT STAGE_TAR SRC
-  local root=$1 stage=$2 src=$3
+# How petricore gets onto the node: as a site installs it, the .deb with
+# dpkg -i (its dependencies are in the root already: the build installed
+# them; no network), which makes the petricore user (sysusers) and installs
+# the config /etc/petricore/petricore.toml as a conffile and the units, not
+# enabled. The collector runs with that conffile as shipped: a site would
+# edit it, and the suite may overwrite it after the install, but it needs
+# none of its settings changed (the guest's `petricore report` has its own
+# --config). Then, as the site would on a compute node, `systemctl enable
+# petricore-collect`. collect_bench goes to /usr/local/libexec/petricore-test
+# (the guest's benchmark; not part of a site install).
+install_petricore_into_root() {  # ROOT BUILD_DIR
+  local root=$1 build=$2 deb log
   _vm_is_root_dir "$root" || return 1
-  zstd -q -dc "$stage" | tar -C "$root" --no-same-owner -xf - || return 1
-  install -D -m 644 "$src/packaging/petricore.toml" "$root/etc/petricore/petricore.toml" || return 1
-  [ -f "$root/usr/lib/systemd/system/petricore-collect.service" ] ||
-    { echo "meson install gave no petricore-collect.service" >&2; return 1; }
-  mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
-  ln -sf /usr/lib/systemd/system/petricore-collect.service \
-    "$root/etc/systemd/system/multi-user.target.wants/petricore-collect.service"
+  deb=$(compgen -G "$build/petricore_*.deb" | head -n 1)
+  [ -n "$deb" ] || { echo "no petricore_*.deb in $build" >&2; return 1; }
+  cp "$deb" "$root/var/tmp/" || return 1
+  # No maintainer script may start a service in the chroot.
+  printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d" && chmod 755 "$root/usr/sbin/policy-rc.d"
+  log=$root/var/tmp/dpkg-i.log
+  if ! vm_chroot "$root" dpkg -i "/var/tmp/$(basename "$deb")" >"$log" 2>&1; then
+    echo "dpkg -i $(basename "$deb") in the root failed:" >&2
+    tail -n 20 "$log" >&2
+    return 1
+  fi
+  rm -f "$log" "$root/usr/sbin/policy-rc.d" "$root/var/tmp/$(basename "$deb")"
+  [ -f "$root/etc/petricore/petricore.toml" ] || { echo "the package installed no /etc/petricore/petricore.toml" >&2; return 1; }
+  chroot "$root" systemctl enable petricore-collect.service >/dev/null 2>&1 ||
+    { echo "systemctl enable petricore-collect.service failed in the root" >&2; return 1; }
+  install -D -m 755 "$build/collect_bench" "$root/usr/local/libexec/petricore-test/collect_bench"
 }
 
 _vm_enable() {  # ROOT UNIT [TARGET]

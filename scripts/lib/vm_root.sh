@@ -18,16 +18,20 @@ VM_CACHE=${VM_CACHE:-/var/cache/petricore-test}
 VM_SUITE=trixie
 
 # What the root holds: systemd as PID 1 and a kernel, the Slurm 24.11 node
-# with accounting, Prometheus 2.53, the job tools, and petricore's build
-# packages (trixie's names of scripts/install-deps' list).
+# with accounting, Prometheus 2.53, the job tools, and what building
+# petricore's .deb needs: dpkg-buildpackage and debhelper, and every
+# Build-Depends of packaging/debian/control (the first of each alternative:
+# trixie's names; catch2 and cmake, the <!nocheck> ones, for the unit
+# suite), plus ccache.
 VM_BOOT_PACKAGES=(systemd systemd-sysv linux-image-amd64 udev dbus iproute2 procps)
 VM_PACKAGES=(
   # the node
   slurm-wlm slurmd slurmctld slurmdbd slurm-client munge mariadb-server mariadb-client
   prometheus stress python3 curl jq util-linux kmod
-  # petricore's build (GCC 14, Boost 1.83, CLI11 2.4, Catch2 3.7)
-  meson ninja-build pkg-config g++ cmake ccache
-  libcli11-dev prometheus-cpp-dev libcurl4-openssl-dev catch2
+  # petricore's .deb (GCC 14, Boost 1.83, CLI11 2.4, Catch2 3.7, debhelper 13)
+  build-essential dpkg-dev debhelper ccache
+  meson ninja-build pkgconf g++ systemd-dev catch2 cmake
+  libcli11-dev prometheus-cpp-dev libcurl4-openssl-dev
   libboost-dev libboost-json-dev libmariadb-dev libldap-dev libcairo2-dev zlib1g-dev
   fonts-dejavu-core
 )

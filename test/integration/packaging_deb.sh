@@ -3,11 +3,14 @@
 # sets src, pkg, config, version, T, started, the tap.sh functions, quiet,
 # verify_units and have_systemd_analyze, and calls deb_part).
 #
-#   build    packaging/build-deb (--lintian when lintian is installed) on
-#            the throwaway git copy of the work tree ($T/src):
-#            petricore_<version>_<arch>.deb; build-deb
+#   build    packaging/build-deb (--lintian when lintian is installed,
+#            --keep-build, DEB_BUILD_OPTIONS nocheck: no unit tests, to keep
+#            this suite's time; the vm suite builds with them) on the
+#            throwaway git copy of the work tree ($T/src):
+#            petricore_<version>_<arch>.deb and dh's build tree kept; build-deb
 #            refuses a tree whose debian/changelog is not at meson.build's
-#            version, and one with a top-level debian/.
+#            version, one with a top-level debian/, and a --keep-build
+#            directory that is neither empty nor a build tree.
 #   fields   Version is meson.build's; Depends names the package of every
 #            library the packaged binary links (readelf's NEEDED, looked up
 #            with dpkg -S) and the sysusers helper; Recommends names, for each
@@ -15,7 +18,7 @@
 #            package that has it on this host.
 #   contents dpkg-deb -c holds the binary, the MailProg wrapper, both units,
 #            the config, the sysusers.d file, every man page of man/, the
-#            examples and the copyright; conffiles lists the config; the
+#            examples (the Epilog clean-up executable) and the copyright; conffiles lists the config; the
 #            packaged units are packaging/systemd's; lintian reports no error
 #            (its findings are printed as comments).
 #   install  on this host, as root, when petricore is not installed and
@@ -80,12 +83,21 @@ deb_part() {
   check "build-deb refuses a tree with a top-level debian/ (exit $rc: $(head -1 "$T/err"))" \
     test "$rc" = 2 -a "$(grep -c 'debian exists' "$T/err")" = 1 -a ! -e "$T/bad-out"
 
+  mkdir -p "$T/not-a-build-tree" && touch "$T/not-a-build-tree/keep-me"
+  "$T/src/packaging/build-deb" --keep-build "$T/not-a-build-tree" "$T/src" "$T/bad-out" >/dev/null 2>"$T/err"
+  rc=$?
+  check "build-deb --keep-build refuses a non-empty directory that is no build tree (exit $rc: $(head -1 "$T/err"))" \
+    test "$rc" = 2 -a -f "$T/not-a-build-tree/keep-me" -a ! -e "$T/bad-out/build.log"
+
+  # nocheck: this suite builds the package without the unit tests, to keep
+  # its time (the host's `unit` suite runs them, and the vm suite builds the
+  # .deb with them, dh_auto_test running `unit`, on Debian 13).
   local deb_started
   deb_started=$(date +%s)
   local lintian_opt=--lintian
   command -v lintian >/dev/null || lintian_opt=
-  if DEB_BUILD_OPTIONS="parallel=${PETRICORE_RPM_JOBS:-2}" \
-    "$T/src/packaging/build-deb" $lintian_opt "$T/src" "$out" >"$T/build-deb.out" 2>&1; then
+  if DEB_BUILD_OPTIONS="parallel=${PETRICORE_RPM_JOBS:-2} nocheck" \
+    "$T/src/packaging/build-deb" $lintian_opt --keep-build "$T/deb-obj" "$T/src" "$out" >"$T/build-deb.out" 2>&1; then
     ok "build-deb built $(basename "$deb") ($(du -k "$deb" | cut -f1) KiB) in $(($(date +%s) - deb_started)) s"
   else
     local log=$out/build.log
@@ -98,6 +110,11 @@ deb_part() {
   [ -f "$deb" ] || bail "build-deb made no $deb: $(ls "$out")"
   check "... with nothing left in the source copy (no debian/, no build directory)" \
     test -z "$(git -C "$T/src" status --porcelain --ignored)"
+  # shellcheck disable=SC2016 # expanded by check's eval
+  check "... configured -Dtests=false under nocheck, no unit tests run" \
+    eval 'grep -q -- "-Dtests=false" "$out/build.log" && ! grep -q "meson test" "$out/build.log"'
+  check "--keep-build kept dh's build tree (meson-info/, the built petricore, the unit tests not built)" \
+    test -d "$T/deb-obj/meson-info" -a -x "$T/deb-obj/src/petricore" -a ! -e "$T/deb-obj/test/unit/unit_tests"
 
   # ------------------------------------------------ fields
   check "the package's Version ($(deb_field "$deb" Version)) is meson.build's ($version)" \
@@ -169,6 +186,10 @@ deb_part() {
   check "conffiles lists /etc/petricore/petricore.toml (only)" \
     test "$(cat "$T/deb-control/conffiles" 2>/dev/null)" = /etc/petricore/petricore.toml
   check "the packaged config is the example" cmp -s "$T/deb-root/etc/petricore/petricore.toml" "$config"
+  # shellcheck disable=SC2016 # expanded by check's eval
+  check "the packaged Epilog clean-up is packaging's, executable (the Epilog calls it by its path)" \
+    eval 'cmp -s "$T/deb-root/usr/share/doc/petricore/slurm/epilog-cgroup-cleanup.sh" "$pkg/slurm/epilog-cgroup-cleanup.sh" &&
+      test -x "$T/deb-root/usr/share/doc/petricore/slurm/epilog-cgroup-cleanup.sh"'
   check "the packaged MailProg wrapper is packaging's" \
     cmp -s "$T/deb-root/usr/libexec/petricore/petricore-mailprog" "$pkg/petricore-mailprog"
   check "... and executable" test -x "$T/deb-root/usr/libexec/petricore/petricore-mailprog"

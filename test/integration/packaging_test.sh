@@ -28,7 +28,8 @@
 #            the docs and the man pages (when man/ installs any), requires the
 #            dlopen()ed libraries and creates the petricore user; the packaged
 #            binary runs and the packaged units verify.
-#   deb      packaging/build-deb on the same copy of the work tree, the .deb's
+#   deb      packaging/build-deb (DEB_BUILD_OPTIONS nocheck: without the unit
+#            tests, which the unit and vm suites run) on the same copy of the work tree, the .deb's
 #            fields, contents, conffile and lintian's verdict, and an install,
 #            remove and purge on this host that leaves it as it was
 #            (packaging_deb.sh says what exactly).

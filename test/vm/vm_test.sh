@@ -4,16 +4,19 @@
 # The real cgroup v2 node: Debian 13 (trixie) with systemd as PID 1 and a
 # one-node Slurm 24.11 (slurmctld, slurmd, slurmdbd on MariaDB, munge;
 # proctrack/task/jobacct_gather cgroup, CgroupPlugin=cgroup/v2) in a qemu TCG
-# VM, with petricore built IN the trixie root (GCC 14, Boost 1.83, CLI11 2.4,
-# Catch2 3.7; its unit suite runs there), installed and started by its own
+# VM, with petricore's .deb built IN the trixie root (packaging/build-deb:
+# GCC 14, Boost 1.83, CLI11 2.4, Catch2 3.7; dh_auto_test runs its unit
+# suite), installed with dpkg as a site installs it and started by its own
 # petricore-collect.service, scraped by trixie's Prometheus 2.53.
 #
 # Phases (each one's time is printed):
 #   root     debootstrap + packages, cached in /var/cache/petricore-test
 #            (lib/vm_root.sh), then unpacked for this run
-#   build    petricore compiled and its unit suite run in the chroot, cached
-#            by the source tree's hash (lib/vm_image.sh)
-#   install  install_petricore_into_root, the Slurm/MariaDB/Prometheus config
+#   build    petricore's .deb built (dpkg-buildpackage, the unit suite in
+#            dh_auto_test) in the chroot, cached by the source tree's hash
+#            (lib/vm_image.sh)
+#   install  install_petricore_into_root (dpkg -i, systemctl enable
+#            petricore-collect), the Slurm/MariaDB/Prometheus config
 #   image    mkfs.ext4 -d
 #   vm       boot under TCG; the guest (guest/run-jobs.sh) runs the jobs,
 #            samples the kernel's counters of every job cgroup, runs sacct
@@ -99,18 +102,20 @@ tar=$(vm_root_cached_tar) || bail "the trixie root could not be built (phase roo
 vm_root_unpack "$tar" "$ROOT" || bail "unpack $tar"
 ok "trixie root $(basename "$tar") ($(du -sm "$ROOT" | cut -f1) MB)"
 
-# ---- petricore built and unit-tested with trixie's toolchain
+# ---- petricore's .deb built and unit-tested with trixie's toolchain
 phase build
-stage=$(vm_build_petricore "$ROOT" "$src") || bail "petricore build or unit suite in the trixie chroot (phase build)"
-log=${stage%.tar.zst}.log
-ok "petricore built in the trixie chroot: $(grep -m1 '^# ' "$log" | cut -c3-)"
-cases=$(grep -hoE 'All tests passed \([0-9]+ assertions in [0-9]+ test cases\)|test cases: .*' "${stage%.tar.zst}.unit.txt" 2>/dev/null | head -n 1)
-check "unit suite passes in the trixie chroot (${cases:-no count}): $(grep -E '^(Ok|Fail):' "$log" | tr -s ' \n' ' ')" \
-  grep -qE '^Ok: +1' "$log"
+build=$(vm_build_petricore "$ROOT" "$src") || bail "petricore's .deb or its unit suite in the trixie chroot (phase build)"
+deb=$(compgen -G "$build/petricore_*.deb" | head -n 1)
+deb_version=$(dpkg-deb -f "$deb" Version 2>/dev/null)
+ok "petricore's $(basename "$deb") built in the trixie chroot: $(grep -m1 '^# ' "$build/build.log" | cut -c3-)"
+grep -E '^# (dpkg-buildpackage took|ccache)' "$build/build.log"
+cases=$(grep -hoE 'All tests passed \([0-9]+ assertions in [0-9]+ test cases\)|test cases: .*' "$build/unit.txt" 2>/dev/null | head -n 1)
+check "unit suite passes in dpkg-buildpackage's dh_auto_test (${cases:-no count}): $(grep -E '^(Ok|Fail):' "$build/build-deb.log" | tr -s ' \n' ' ')" \
+  eval 'grep -qE "^\s.* meson test .*--print-errorlogs unit$" "$build/build-deb.log" && grep -qE "^Ok: +1" "$build/build-deb.log"'
 
 # ---- install, configure, image
 phase install
-install_petricore_into_root "$ROOT" "$stage" "$src" || bail "install petricore into the root"
+install_petricore_into_root "$ROOT" "$build" || bail "install petricore's .deb into the root"
 vm_configure_root "$ROOT" "$here/guest" || bail "configure the root"
 phase image
 vm_make_image "$ROOT" "$W/image.raw" || bail "mkfs.ext4 -d"
@@ -141,6 +146,17 @@ check "guest: cgroup2 at /sys/fs/cgroup ($(fact cgroupfs)), controllers $(fact c
 check "guest: slurmstepd's scope is $SCOPE" eval '[[ "$SCOPE" =~ ^system\.slice/([a-z0-9]+_)?slurmstepd\.scope$ ]]'
 check "guest: PID 1 is systemd ($(fact pid1); $(fact systemd))" [ "$(fact pid1)" = systemd ]
 check "guest: Slurm 24.11 ($(fact slurm)), kernel $(fact kernel)" eval '[[ "$(fact slurm)" == *" 24.11."* ]]'
+# petricore is the package's: dpkg knows it installed, /usr/bin/petricore is
+# its file, the binary prints its version, its sysusers.d made the user.
+check "guest: petricore $deb_version installed from $(basename "$deb") (dpkg: $(fact package); $(fact binary-package); $(fact petricore))" \
+  eval '[ "$(fact package)" = "petricore $deb_version install ok installed" ] &&
+    [ "$(fact binary-package)" = "petricore: /usr/bin/petricore" ] && [[ "$(fact petricore)" == *"$deb_version"* ]]'
+# shellcheck disable=SC2034 # read by the eval'd check
+IFS=: read -r _ _ p_uid _ _ p_home p_shell <<<"$(fact 'user petricore')"
+check "guest: the package's system user petricore exists ($(fact 'user petricore'))" \
+  eval '[ -n "$p_uid" ] && [ "$p_uid" -lt 1000 ] && [ "$p_home:$p_shell" = /var/cache/petricore:/usr/sbin/nologin ]'
+check "guest: petricore-collect.service is the package's unit, enabled ($(fact 'collect unit'))" \
+  [ "$(fact 'collect unit')" = "/usr/lib/systemd/system/petricore-collect.service enabled" ]
 
 # petricore-collect.service's sandbox on v2
 sb() { sed -n "s/^$1[:[:space:]]*//p" "$OUT/sandbox.txt" | head -n 1; }
