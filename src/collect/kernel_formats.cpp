@@ -67,14 +67,6 @@ bool parse_whole(std::string_view s, T& out) {
 
 // An optional '-' followed by one or more digits (no range check): the shape of
 // the /proc/<pid>/stat fields whose values the collector does not use.
-bool is_integer_token(std::string_view s) {
-  if (!s.empty() && s.front() == '-') s.remove_prefix(1);
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!is_digit(c)) return false;
-  }
-  return true;
-}
 
 // Splits text into '\n'-terminated lines; the last line may lack its '\n'.
 class Lines {
@@ -378,40 +370,60 @@ std::optional<ProcStat> parse_proc_stat(std::string_view text) {
 
   constexpr int kLastRequired = 24;  // rss
   constexpr int kProcessor = 39;
-  Tokens tokens(rest);
-  std::string_view tok;
+  // One pass of raw pointers over the fields (this runs for every process of
+  // every job on every pass): the ones used are parsed, every other one is
+  // checked to be an integer as it is skipped. Anything at or below ' '
+  // separates (the kernel writes single spaces and a final newline).
+  const char* p = rest.data();
+  const char* const end = p + rest.size();
+  auto token_end = [&](const char* q) {
+    while (q<end&& static_cast<unsigned char>(*q)> ' ') ++q;
+    return q;
+  };
   int field = 3;
-  for (; field <= kProcessor && tokens.next(tok); ++field) {
+  for (; field <= kProcessor; ++field) {
+    while (p < end && static_cast<unsigned char>(*p) <= ' ') ++p;
+    if (p == end) break;
+    const char* const start = p;
     bool ok = true;
+    auto parse_field = [&](auto& into) {
+      p = token_end(p);
+      return parse_whole(std::string_view(start, static_cast<std::size_t>(p - start)), into);
+    };
     switch (field) {
       case 3:
-        ok = tok.size() == 1 && ((tok[0] >= 'A' && tok[0] <= 'Z') || (tok[0] >= 'a' && tok[0] <= 'z'));
-        stat.state = tok[0];
+        p = token_end(p);
+        ok = p - start == 1 && ((*start >= 'A' && *start <= 'Z') || (*start >= 'a' && *start <= 'z'));
+        stat.state = *start;
         break;
       case 4:
-        ok = parse_whole(tok, stat.ppid);
+        ok = parse_field(stat.ppid);
         break;
       case 14:
-        ok = parse_whole(tok, stat.utime);
+        ok = parse_field(stat.utime);
         break;
       case 15:
-        ok = parse_whole(tok, stat.stime);
+        ok = parse_field(stat.stime);
         break;
       case 20:
-        ok = parse_whole(tok, stat.num_threads);
+        ok = parse_field(stat.num_threads);
         break;
       case 22:
-        ok = parse_whole(tok, stat.starttime);
+        ok = parse_field(stat.starttime);
         break;
       case 24:
-        ok = parse_whole(tok, stat.rss_pages);
+        ok = parse_field(stat.rss_pages);
         break;
       case kProcessor:
-        ok = parse_whole(tok, stat.processor);
+        ok = parse_field(stat.processor);
         break;
-      default:
-        ok = is_integer_token(tok);
+      default: {
+        if (*p == '-') ++p;
+        const char* const digits = p;
+        while (p < end && is_digit(*p)) ++p;
+        ok = p != digits && (p == end || static_cast<unsigned char>(*p) <= ' ');
         break;
+      }
     }
     if (!ok) return std::nullopt;
   }

@@ -276,6 +276,12 @@ TEST_CASE("text exposition of an empty snapshot is empty", "[sinks]") {
 TEST_CASE("text exposition writes values as printf's %.16g, as prometheus-cpp 1.0 does", "[sinks]") {
   std::vector<double> values = {0,
                                 -0.0,
+                                1e15 - 1,
+                                -1e15 + 1,
+                                1e16 - 2,
+                                123456789012345.0,
+                                -42,
+                                1056,
                                 1,
                                 -1,
                                 0.1,
@@ -297,6 +303,7 @@ TEST_CASE("text exposition writes values as printf's %.16g, as prometheus-cpp 1.
     std::memcpy(&d, &bits, sizeof d);
     if (std::isfinite(d)) values.push_back(d);
     values.push_back(static_cast<double>(bits % 100000000000u) / 1000.0);
+    values.push_back(static_cast<double>(bits % 10000000000000000u));  // whole numbers up to 1e16
   }
   for (double v : values) {
     Snapshot snapshot = snapshot_of("1", v);
