@@ -65,9 +65,6 @@ bool parse_whole(std::string_view s, T& out) {
   return true;
 }
 
-// An optional '-' followed by one or more digits (no range check): the shape of
-// the /proc/<pid>/stat fields whose values the collector does not use.
-
 // Splits text into '\n'-terminated lines; the last line may lack its '\n'.
 class Lines {
  public:
