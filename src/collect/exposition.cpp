@@ -14,10 +14,11 @@ namespace {
 // through an ostream, and was a tenth of a collection pass's CPU.
 
 void append_escaped(std::string& out, const std::string& text, bool quote_too) {
-  // The usual case, nothing to escape, appended at once (find_first_of
-  // would call memchr per character).
-  bool plain = true;
-  for (char c : text) plain = plain && c != '\\' && c != '\n' && !(c == '"' && quote_too);
+  // The usual case, nothing to escape, appended at once. One memchr per
+  // special character: the HELP texts are long, and a loop testing each
+  // character against all three was the largest user-space cost of a pass.
+  bool plain = text.find('\\') == std::string::npos && text.find('\n') == std::string::npos &&
+               (!quote_too || text.find('"') == std::string::npos);
   if (plain) {
     out += text;
     return;
