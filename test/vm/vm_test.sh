@@ -311,9 +311,22 @@ done
 # leaf may show "slurmstepd" for an instant: slurmstepd forks the task there
 # and the child keeps its name until it execs the job's program (petricore
 # skips processes of that name), so that is printed, not failed.
-bad=$(awk -F'\t' '$1 ~ /\/slurm$/ && $2 != "" { n = split($2, c, " "); for (i = 1; i <= n; i++) if (c[i] != "slurmstepd") print $1 ": " c[i] }' \
-  "$OUT/layout.txt" | head -n 5)
-check "layout: slurm/ leaves hold only slurmstepd$([ -n "$bad" ] && echo ": $bad")" [ -z "$bad" ]
+# Slurm forks a step's processes in its slurm/ leaf and moves them out, so
+# one sample may catch one there between its exec and the move (seen once:
+# the extern step's sleep). The collector skips these leaves: a process that
+# is still there a sample (4 s) later would be missed, and fails the check;
+# one seen in a single sample is printed.
+slurm_leaf_others() {  # MIN MAX: other processes seen in MIN..MAX samples
+  awk -F'\t' -v lo="$1" -v hi="$2" '$1 ~ /\/slurm$/ && $2 != "" {
+      n = split($2, c, " "); split($3, p, " ")
+      for (i = 1; i <= n; i++) if (c[i] != "slurmstepd" && c[i] != "?") seen[$1 ": " c[i] " (pid " p[i] ")"]++ }
+    END { for (k in seen) if (seen[k] >= lo && seen[k] <= hi) print k }' "$OUT/layout.raw" | sort | head -n 5 | tr '\n' ';'
+}
+bad=$(slurm_leaf_others 2 1000000)
+check "layout: slurm/ leaves hold only slurmstepd (no other process there in two samples)$([ -n "$bad" ] && echo ": $bad")" \
+  eval '[ -s "$OUT/layout.raw" ] && [ -z "$bad" ]'
+passing=$(slurm_leaf_others 1 1)
+[ -n "$passing" ] && echo "# note: a process seen in one sample of a slurm/ leaf, between its exec and its move: $passing"
 forked=$(awk -F'\t' '$1 ~ /\/user(\/|$)/ && $2 ~ /slurmstepd/ { print $1 }' "$OUT/layout.txt" | head -n 3 | tr '\n' ' ')
 [ -n "$forked" ] && echo "# note: a task leaf showed slurmstepd between fork and exec: $forked"
 errs=$(grep '^petricore_collect_errors_total' "$OUT/metrics.txt" | awk '$2 > 0' | tr '\n' ' ')

@@ -15,7 +15,8 @@
 #   sandbox.txt         petricore-collect's capabilities, cgroup, memory.max
 #   jobs.tsv            job name, job id
 #   kernel.tsv          per job and second: cpu.stat, memory.*, io.stat, pids by leaf kind
-#   layout.txt          every directory under slurmstepd.scope seen, and the comm of the pids of each leaf
+#   layout.txt          every directory under slurmstepd.scope seen, and the comms and pids of each leaf
+#   layout.raw          the same, every sample (4 s apart), unsorted
 #   sacct-NAME.txt      sacct --parsable2 of the job and its steps
 #   report-NAME.json    petricore report --json --accounting sacct
 #   prom-NAME.txt       Prometheus: the job's max of some jobs_* series
@@ -168,19 +169,21 @@ sampler() {
     sleep 1
   done
 }
-# The directories Slurm makes, and who is in each leaf (every 4 s).
+# The directories Slurm makes, and who is in each leaf (every 4 s): the
+# path, the comms and the pids (in the same order; "?" for a process gone
+# before its comm was read).
 layout_watch() {
-  local d p c comm
+  local d p c comm pids
   while :; do
     if [ -d "$SCOPE" ]; then
       find "$SCOPE" -type d | while read -r d; do
-        c=''
+        c='' pids=''
         while read -r p; do
-          comm=''
+          comm='?'
           read -r comm <"/proc/$p/comm" 2>/dev/null
-          c="$c $comm"
+          c="$c ${comm:-?}" pids="$pids $p"
         done <"$d/cgroup.procs"
-        printf '%s\t%s\n' "${d#/sys/fs/cgroup/}" "${c# }"
+        printf '%s\t%s\t%s\n' "${d#/sys/fs/cgroup/}" "${c# }" "${pids# }"
       done >>"$OUT/layout.raw"
     fi
     sleep 4
