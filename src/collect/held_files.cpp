@@ -15,7 +15,8 @@ namespace {
 // other reader's held files and the fresh opens of a pass need the rest.
 std::size_t quarter_of_open_file_limit() {
   rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1024;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 256;  // a quarter of the customary 1024
+  if (limit.rlim_cur == RLIM_INFINITY) return std::numeric_limits<std::size_t>::max();
   return static_cast<std::size_t>(limit.rlim_cur / 4);
 }
 
