@@ -126,7 +126,7 @@ cg=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
 
 # ---- the kernel's counters of every job cgroup, every second
 sampler() {
-  local j id line a u sy pk cur anon shm rb wb n_user n_slurm f k v sl
+  local j id line a u sy pk cur anon shm rb wb n_user n_slurm f k v sl p user_pids
   # slurmstepd's CPU: the last usage_usec seen of each step_*/slurm leaf
   # (a step's leaf goes when the step ends; its time stays in the job's).
   declare -A slurm_usec=()
@@ -134,7 +134,7 @@ sampler() {
     for j in "$SCOPE"/job_*; do
       [ -d "$j" ] || continue
       id=${j##*/job_}
-      u=0 a=0 sy=0 anon=0 shm=0 rb=0 wb=0 n_user=0 n_slurm=0
+      u=0 a=0 sy=0 anon=0 shm=0 rb=0 wb=0 n_user=0 n_slurm=0 user_pids=
       while read -r k v; do
         case $k in usage_usec) a=$v ;; user_usec) u=$v ;; system_usec) sy=$v ;; esac
       done 2>/dev/null <"$j/cpu.stat" || continue
@@ -150,7 +150,7 @@ sampler() {
       done 2>/dev/null <"$j/io.stat"  # only when Slurm enables io for the job
       for f in "$j"/step_*/user/task_*/cgroup.procs "$j"/step_*/user/cgroup.procs; do
         [ -f "$f" ] || continue
-        while read -r _; do n_user=$((n_user + 1)); done <"$f"
+        while read -r p; do n_user=$((n_user + 1)) user_pids="$user_pids,$p"; done <"$f"
       done
       for f in "$j"/step_*/slurm/cgroup.procs; do
         [ -f "$f" ] || continue
@@ -163,8 +163,8 @@ sampler() {
       for f in "${!slurm_usec[@]}"; do
         [[ $f == "$j"/* ]] && sl=$((sl + ${slurm_usec[$f]}))
       done
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$EPOCHSECONDS" "$id" "$a" "$u" "$sy" "$pk" "$cur" \
-        "$anon" "$shm" "$rb" "$wb" "$n_user" "$n_slurm" "$sl" >>"$OUT/kernel.tsv"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$EPOCHSECONDS" "$id" "$a" "$u" "$sy" "$pk" "$cur" \
+        "$anon" "$shm" "$rb" "$wb" "$n_user" "$n_slurm" "$sl" "${user_pids#,}" >>"$OUT/kernel.tsv"
     done
     sleep 1
   done
@@ -189,7 +189,7 @@ layout_watch() {
     sleep 4
   done
 }
-printf 'epoch\tjob\tusage_usec\tuser_usec\tsystem_usec\tmemory_peak\tmemory_current\tanon\tshmem\trbytes\twbytes\tpids_user\tpids_slurm\tslurm_usec\n' >"$OUT/kernel.tsv"
+printf 'epoch\tjob\tusage_usec\tuser_usec\tsystem_usec\tmemory_peak\tmemory_current\tanon\tshmem\trbytes\twbytes\tpids_user\tpids_slurm\tslurm_usec\tuser_pids\n' >"$OUT/kernel.tsv"
 sampler &
 SAMPLER_PID=$!
 layout_watch &
