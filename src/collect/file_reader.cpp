@@ -115,6 +115,10 @@ KernelFilesystem kernel_filesystem(int fd) {
   }
 }
 
+ListOptions fresh_listing(KernelFilesystem fs) {
+  return {false, fs != KernelFilesystem::None};
+}
+
 ReadError read_link_at(int dirfd, const char* relative_path, ReadBuffer& buffer) {
   using B = ReadBufferAccess;
   B::clear(buffer);

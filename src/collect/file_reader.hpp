@@ -81,6 +81,11 @@ struct ListOptions {
   bool short_read_ends = false;
 };
 
+// How to list a directory fd just opened on filesystem `fs`: no rewind, and
+// on the kernel's own filesystems (procfs, cgroupfs, sysfs) no closing empty
+// getdents64. Compute `fs` once for a tree (a cgroup hierarchy), not per directory.
+ListOptions fresh_listing(KernelFilesystem fs);
+
 // Calls `visit(name, is_directory)` for every entry of the directory `dirfd`
 // except "." and "..". is_directory comes from d_type (DT_UNKNOWN is resolved
 // with fstatat). Returns false when the directory could not be read.

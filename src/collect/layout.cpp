@@ -41,11 +41,16 @@ bool job_id_less(const std::string& a, const std::string& b) {
   return a < b;
 }
 
-std::vector<std::string> subdirectories(int dirfd) {
+// The subdirectories of `dirfd`, a directory just opened (`listing`: how its
+// filesystem is listed, file_reader.hpp).
+std::vector<std::string> subdirectories(int dirfd, ListOptions listing) {
   std::vector<std::string> names;
-  list_directory(dirfd, [&](std::string_view name, bool is_directory) {
-    if (is_directory) names.emplace_back(name);
-  });
+  list_directory(
+      dirfd,
+      [&](std::string_view name, bool is_directory) {
+        if (is_directory) names.emplace_back(name);
+      },
+      listing);
   return names;
 }
 
@@ -58,15 +63,40 @@ struct RootEntry {
   std::string name;
   bool is_directory = false;
 };
-std::vector<RootEntry> root_entries(int root_fd) {
+struct RootListing {
   std::vector<RootEntry> entries;
-  list_directory(root_fd, [&](std::string_view name, bool is_directory) {
-    entries.push_back({std::string{name}, is_directory});
-  });
-  return entries;
+  // The root's filesystem: cgroup2 on a v2 host, whose directories are then
+  // all listed the kernel's way; tmpfs holding v1's controller mounts.
+  KernelFilesystem fs = KernelFilesystem::None;
+};
+// The cgroup root's filesystem, asked once: a layout serves one sampler,
+// whose root fd stays open for its lifetime.
+class RootFilesystem {
+ public:
+  KernelFilesystem of(int root_fd) const {
+    if (root_fd != fd_) {
+      fd_ = root_fd;
+      fs_ = kernel_filesystem(root_fd);
+    }
+    return fs_;
+  }
+
+ private:
+  mutable int fd_ = -1;
+  mutable KernelFilesystem fs_ = KernelFilesystem::None;
+};
+
+RootListing root_entries(int root_fd, KernelFilesystem fs) {
+  RootListing root;
+  root.fs = fs;
+  // The root fd is the sampler's, listed every pass: rewound.
+  list_directory(
+      root_fd, [&](std::string_view name, bool is_directory) { root.entries.push_back({std::string{name}, is_directory}); },
+      {true, fresh_listing(root.fs).short_read_ends});
+  return root;
 }
-bool has_entry(const std::vector<RootEntry>& entries, std::string_view name) {
-  return std::any_of(entries.begin(), entries.end(), [&](const RootEntry& e) { return e.name == name; });
+bool has_entry(const RootListing& root, std::string_view name) {
+  return std::any_of(root.entries.begin(), root.entries.end(), [&](const RootEntry& e) { return e.name == name; });
 }
 
 void count_unreadable(ErrorCounter& errors, const std::string& path) {
@@ -92,9 +122,10 @@ bool is_slurm_v1_root(std::string_view name) {
   return name == "slurm" || (name.size() > 6 && name.compare(0, 6, "slurm_") == 0);
 }
 
-void scan_v1_jobs_in(int dirfd, const std::string& path, const std::string& controller, std::optional<unsigned> uid,
-                     std::map<std::string, V1Job>& jobs) {
-  for (const auto& name : subdirectories(dirfd)) {
+// The job_<id> directories among `names`, the subdirectories of `path`.
+void add_v1_jobs(const std::vector<std::string>& names, const std::string& path, const std::string& controller,
+                 std::optional<unsigned> uid, std::map<std::string, V1Job>& jobs) {
+  for (const auto& name : names) {
     std::string_view id = numeric_suffix(name, "job_");
     if (id.empty()) continue;
     V1Job& job = jobs[std::string{id}];
@@ -106,15 +137,17 @@ void scan_v1_jobs_in(int dirfd, const std::string& path, const std::string& cont
 class SlurmV1Layout : public Layout {
  public:
   std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
-    return discover_in(root_fd, root_entries(root_fd), errors);
+    return discover_in(root_fd, root_entries(root_fd, root_fs_.of(root_fd)), errors);
   }
-  std::vector<JobCgroups> discover_in(int root_fd, const std::vector<RootEntry>& top, ErrorCounter& errors) const {
+  std::vector<JobCgroups> discover_in(int root_fd, const RootListing& top, ErrorCounter& errors) const {
     std::map<std::string, V1Job> jobs;
     for (const char* controller : kV1Controllers) {
       if (!has_entry(top, controller)) continue;  // controller not mounted: normal
       auto controller_fd = open_directory_at(root_fd, controller);
       if (!controller_fd) continue;  // controller not mounted: normal
-      for (const auto& root_name : subdirectories(controller_fd->get())) {
+      // Each controller is a mount of its own (cgroupfs on a host).
+      ListOptions listing = fresh_listing(kernel_filesystem(controller_fd->get()));
+      for (const auto& root_name : subdirectories(controller_fd->get(), listing)) {
         if (!is_slurm_v1_root(root_name)) continue;
         std::string root_path = std::string{controller} + "/" + root_name;
         auto slurm_fd = open_directory_at(root_fd, root_path.c_str());
@@ -122,8 +155,9 @@ class SlurmV1Layout : public Layout {
           count_unreadable(errors, root_path);
           continue;
         }
-        scan_v1_jobs_in(slurm_fd->get(), root_path, controller, std::nullopt, jobs);
-        for (const auto& uid_name : subdirectories(slurm_fd->get())) {
+        std::vector<std::string> names = subdirectories(slurm_fd->get(), listing);
+        add_v1_jobs(names, root_path, controller, std::nullopt, jobs);
+        for (const auto& uid_name : names) {
           std::string_view uid = numeric_suffix(uid_name, "uid_");
           if (uid.empty()) continue;
           std::string uid_path = root_path + "/" + uid_name;
@@ -132,7 +166,7 @@ class SlurmV1Layout : public Layout {
             count_unreadable(errors, uid_path);
             continue;
           }
-          scan_v1_jobs_in(uid_fd->get(), uid_path, controller, parse_uid(uid), jobs);
+          add_v1_jobs(subdirectories(uid_fd->get(), listing), uid_path, controller, parse_uid(uid), jobs);
         }
       }
     }
@@ -157,6 +191,9 @@ class SlurmV1Layout : public Layout {
     }
     return result;
   }
+
+ private:
+  RootFilesystem root_fs_;
 };
 
 bool is_slurmstepd_scope(std::string_view name) {
@@ -190,20 +227,23 @@ std::optional<JobCgroups> v2_job(const std::string& scope_path, const std::strin
 class SlurmV2Layout : public Layout {
  public:
   std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
-    return discover_in(root_fd, root_entries(root_fd), errors);
+    return discover_in(root_fd, root_entries(root_fd, root_fs_.of(root_fd)), errors);
   }
-  std::vector<JobCgroups> discover_in(int root_fd, const std::vector<RootEntry>& top, ErrorCounter& errors) const {
+  std::vector<JobCgroups> discover_in(int root_fd, const RootListing& top, ErrorCounter& errors) const {
     std::map<std::string, JobCgroups> jobs;
     // The unified hierarchy is the root itself on a pure v2 host, and
     // <root>/unified on a hybrid one. Slurm puts its scopes in the slice
     // that CgroupSlice names (25.11 on; system.slice before), so every
     // top-level slice is looked into: a root holds a handful.
-    for (const RootEntry& entry : top)
-      if (entry.is_directory && ends_with(entry.name, ".slice")) scan_slice(root_fd, entry.name, jobs, errors);
+    ListOptions listing = fresh_listing(top.fs);
+    for (const RootEntry& entry : top.entries)
+      if (entry.is_directory && ends_with(entry.name, ".slice"))
+        scan_slice(root_fd, entry.name, listing, jobs, errors);
     if (has_entry(top, "unified")) {
       if (auto unified_fd = open_directory_at(root_fd, "unified")) {
-        for (const auto& slice : subdirectories(unified_fd->get()))
-          if (ends_with(slice, ".slice")) scan_slice(root_fd, "unified/" + slice, jobs, errors);
+        ListOptions unified = fresh_listing(kernel_filesystem(unified_fd->get()));
+        for (const auto& slice : subdirectories(unified_fd->get(), unified))
+          if (ends_with(slice, ".slice")) scan_slice(root_fd, "unified/" + slice, unified, jobs, errors);
       }
     }
     std::vector<JobCgroups> result;
@@ -212,14 +252,14 @@ class SlurmV2Layout : public Layout {
   }
 
  private:
-  static void scan_slice(int root_fd, const std::string& slice_path, std::map<std::string, JobCgroups>& jobs,
-                         ErrorCounter& errors) {
+  static void scan_slice(int root_fd, const std::string& slice_path, ListOptions listing,
+                         std::map<std::string, JobCgroups>& jobs, ErrorCounter& errors) {
     auto slice_fd = open_directory_at(root_fd, slice_path.c_str());
     if (!slice_fd) {
       count_unreadable(errors, slice_path);
       return;
     }
-    for (const auto& scope : subdirectories(slice_fd->get())) {
+    for (const auto& scope : subdirectories(slice_fd->get(), listing)) {
       if (!is_slurmstepd_scope(scope)) continue;
       std::string scope_path = slice_path + "/" + scope;
       auto scope_fd = open_directory_at(root_fd, scope_path.c_str());
@@ -227,12 +267,13 @@ class SlurmV2Layout : public Layout {
         count_unreadable(errors, scope_path);
         continue;
       }
-      for (const auto& name : subdirectories(scope_fd->get())) {
+      for (const auto& name : subdirectories(scope_fd->get(), listing)) {
         auto cg = v2_job(scope_path, name);
         if (cg && !jobs.count(cg->job_id)) jobs.emplace(cg->job_id, std::move(*cg));
       }
     }
   }
+  RootFilesystem root_fs_;
 };
 
 // Both Slurm layouts; a job seen in v1 controllers wins over a v2 twin, since
@@ -240,7 +281,7 @@ class SlurmV2Layout : public Layout {
 class AutoLayout : public Layout {
  public:
   std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
-    std::vector<RootEntry> top = root_entries(root_fd);
+    RootListing top = root_entries(root_fd, root_fs_.of(root_fd));
     std::vector<JobCgroups> result = v1_.discover_in(root_fd, top, errors);
     std::vector<JobCgroups> v2 = v2_.discover_in(root_fd, top, errors);
     for (auto& job : v2) {
@@ -254,6 +295,7 @@ class AutoLayout : public Layout {
  private:
   SlurmV1Layout v1_;
   SlurmV2Layout v2_;
+  RootFilesystem root_fs_;
 };
 
 // std::regex has no named groups: rewrite (?<name>..) and (?P<name>..) as
@@ -335,7 +377,10 @@ class PatternLayout : public Layout {
 
   void walk(int root_fd, int dirfd, const std::string& path, int depth, std::map<std::string, JobCgroups>& jobs,
             ErrorCounter& errors) const {
-    for (const auto& name : subdirectories(dirfd)) {
+    // The root fd is the sampler's (rewound); below it the pattern may cross
+    // mounts (v1's controllers under a tmpfs), so no filesystem is assumed.
+    ListOptions listing = depth == 0 ? ListOptions{} : fresh_listing(KernelFilesystem::None);
+    for (const auto& name : subdirectories(dirfd, listing)) {
       std::string child = path.empty() ? name : path + "/" + name;
       std::smatch match;
       if (std::regex_match(child, match, pattern_.regex) && match[pattern_.job_group].length() > 0) {
