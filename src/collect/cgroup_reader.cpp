@@ -17,10 +17,9 @@ namespace {
 constexpr std::uint64_t kUnlimited = std::uint64_t{1} << 62;
 // job/step/task on v1; job/step/user/task on v2.
 constexpr int kMaxProcessDepth = 5;
-// Up to 8 counter files and a few cgroup.procs per job: ~100 jobs' worth.
-constexpr std::size_t kMaxHeldFiles = 1024;
-// Directories are opened for one listing (held_files.hpp: cgroup ones cannot be held).
-constexpr ListOptions kFreshFd{false, false};
+// Up to 8 counter files and, on v2, ~7 directories with their cgroup.procs
+// per job: ~100 jobs' worth.
+constexpr std::size_t kMaxHeldFiles = 2048;
 }  // namespace
 
 CgroupReader::CgroupReader(UniqueFd root, ErrorCounter& errors)
@@ -60,6 +59,19 @@ CgroupCpu CgroupReader::cpu_at(const std::string& dir, CgroupVersion version) {
   return read_cpu(dir, version, Need::Optional);
 }
 
+// A cgroup directory opened just now is listed its mount's way; each mount
+// (v1 controller, v2 slice, a fixture's tree) is asked once.
+ListOptions CgroupReader::listing_of(const std::string& path) {
+  std::string mount = path.substr(0, path.find('/'));
+  auto known = listing_by_mount_.find(mount);
+  if (known != listing_by_mount_.end()) return known->second;
+  auto fd = open_directory_at(root_.get(), mount.c_str());
+  if (!fd) return fresh_listing(KernelFilesystem::None);  // asked again next time
+  ListOptions listing = fresh_listing(kernel_filesystem(fd->get()));
+  listing_by_mount_.emplace(std::move(mount), listing);
+  return listing;
+}
+
 std::vector<std::string> CgroupReader::child_directories(const std::string& dir) {
   std::vector<std::string> names;
   auto fd = open_directory_at(root_.get(), dir.c_str());
@@ -69,7 +81,7 @@ std::vector<std::string> CgroupReader::child_directories(const std::string& dir)
       [&](std::string_view name, bool is_directory) {
         if (is_directory) names.emplace_back(name);
       },
-      kFreshFd);
+      listing_of(dir));
   return names;
 }
 
@@ -179,54 +191,47 @@ std::optional<std::vector<int>> CgroupReader::cpuset(const JobCgroups& job) {
   return cpus;
 }
 
-ReadError CgroupReader::read_procs(const std::string& path) {
-  path_.assign(path).append("/cgroup.procs");
-  return held_.read(root_.get(), path_, buffer_, Records::Many);
-}
-
-bool CgroupReader::collect_processes(int dirfd, const std::string& path, bool in_extern, bool skip_slurm_leaves,
-                                     int depth, std::vector<ProcessRef>& out) {
+bool CgroupReader::collect_processes(int parent_fd, const char* name, const std::string& path, bool in_extern,
+                                     bool skip_slurm_leaves, int depth, ListOptions listing,
+                                     std::vector<ProcessRef>& out) {
+  HeldFiles::CgroupDir dir = held_.read_cgroup(parent_fd, name, path, buffer_);
+  if (dir.fd < 0) return true;  // removed meanwhile (the job ended)
   bool complete = true;
-  ReadError error = read_procs(path);
-  if (error.status == ReadStatus::Ok) {
+  if (dir.procs.status == ReadStatus::Ok) {
     if (auto pids = parse_pid_list(buffer_)) {
       for (int pid : *pids) out.push_back({pid, in_extern});
     } else {
       malformed(path, "cgroup.procs");
       complete = false;
     }
-  } else if (error.status != ReadStatus::Missing) {
+  } else if (dir.procs.status != ReadStatus::Missing) {
     errors_.count(error_source::cgroup, "unreadable cgroup.procs",
-                  "cannot read " + path + "/cgroup.procs: " + describe(error));
+                  "cannot read " + path + "/cgroup.procs: " + describe(dir.procs));
     complete = false;
   }
   if (depth >= kMaxProcessDepth) return complete;
   std::vector<std::string> children;
   list_directory(
-      dirfd,
-      [&](std::string_view name, bool is_directory) {
-        if (is_directory && !(skip_slurm_leaves && name == "slurm")) children.emplace_back(name);
+      dir.fd,
+      [&](std::string_view child, bool is_directory) {
+        if (is_directory && !(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
       },
-      kFreshFd);
-  for (const auto& child : children) {
-    auto child_fd = open_directory_at(dirfd, child.c_str());
-    if (!child_fd) continue;  // removed meanwhile
-    complete = collect_processes(child_fd->get(), path + "/" + child, in_extern || child == "step_extern",
-                                 skip_slurm_leaves, depth + 1, out) &&
+      {dir.held, listing.short_read_ends});
+  for (const auto& child : children)
+    complete = collect_processes(dir.fd, child.c_str(), path + "/" + child, in_extern || child == "step_extern",
+                                 skip_slurm_leaves, depth + 1, listing, out) &&
                complete;
-  }
   return complete;
 }
 
 bool CgroupReader::processes(const JobCgroups& job, std::vector<ProcessRef>& result) {
   result.clear();
   if (job.process_dir.empty()) return true;
-  auto job_fd = open_directory_at(root_.get(), job.process_dir.c_str());
-  if (!job_fd) return true;  // the job ended
   // v2: a step's `slurm/` leaf holds only its slurmstepd, never one of the
   // job's processes, so it is not even listed (v1 has no such leaf; its
   // slurmstepds, wherever they sit, are left out by name).
-  bool complete = collect_processes(job_fd->get(), job.process_dir, false, job.version == CgroupVersion::V2, 0, result);
+  bool complete = collect_processes(root_.get(), job.process_dir.c_str(), job.process_dir, false,
+                                    job.version == CgroupVersion::V2, 0, listing_of(job.process_dir), result);
   // One entry per pid, then batch and numbered steps before the extern step.
   std::sort(result.begin(), result.end(), [](const ProcessRef& a, const ProcessRef& b) { return a.pid < b.pid; });
   result.erase(std::unique(result.begin(), result.end(),
@@ -236,26 +241,28 @@ bool CgroupReader::processes(const JobCgroups& job, std::vector<ProcessRef>& res
   return complete;
 }
 
-bool CgroupReader::any_process(int dirfd, const std::string& path, bool skip_slurm_leaves, int depth) {
-  ReadError error = read_procs(path);
-  if (error.status == ReadStatus::Ok) {
+// Whether the cgroup or one below it holds a process; one that is gone holds
+// none, one that cannot be read may.
+bool CgroupReader::any_process(int parent_fd, const char* name, const std::string& path, bool skip_slurm_leaves,
+                               int depth, ListOptions listing) {
+  HeldFiles::CgroupDir dir = held_.read_cgroup(parent_fd, name, path, buffer_);
+  if (dir.fd < 0) return classify_errno(dir.procs.errno_value) != ReadStatus::Missing;
+  if (dir.procs.status == ReadStatus::Ok) {
     auto pids = parse_pid_list(buffer_);
     if (!pids || !pids->empty()) return true;  // a malformed list is not an empty one
-  } else if (error.status != ReadStatus::Missing) {
+  } else if (dir.procs.status != ReadStatus::Missing) {
     return true;
   }
   if (depth >= kMaxProcessDepth) return false;
   std::vector<std::string> children;
   list_directory(
-      dirfd,
-      [&](std::string_view name, bool is_directory) {
-        if (is_directory && !(skip_slurm_leaves && name == "slurm")) children.emplace_back(name);
+      dir.fd,
+      [&](std::string_view child, bool is_directory) {
+        if (is_directory && !(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
       },
-      kFreshFd);
-  for (const auto& child : children) {
-    auto child_fd = open_directory_at(dirfd, child.c_str());
-    if (child_fd && any_process(child_fd->get(), path + "/" + child, skip_slurm_leaves, depth + 1)) return true;
-  }
+      {dir.held, listing.short_read_ends});
+  for (const auto& child : children)
+    if (any_process(dir.fd, child.c_str(), path + "/" + child, skip_slurm_leaves, depth + 1, listing)) return true;
   return false;
 }
 
@@ -263,9 +270,7 @@ bool CgroupReader::has_processes(const JobCgroups& job) {
   bool v2 = job.version == CgroupVersion::V2;
   const std::string& dir = !v2 && !job.cpu_dir.empty() ? job.cpu_dir : job.process_dir;
   if (dir.empty()) return true;
-  auto job_fd = open_directory_at(root_.get(), dir.c_str());
-  if (!job_fd) return classify_errno(errno) != ReadStatus::Missing;  // gone: no process left
-  return any_process(job_fd->get(), dir, v2, 0);
+  return any_process(root_.get(), dir.c_str(), dir, v2, 0, listing_of(dir));
 }
 
 }  // namespace petricore::collect

@@ -2,8 +2,9 @@
 // turns them into the values the sampler needs, in seconds and bytes. A file
 // that vanished with its job is skipped silently; a file that is missing from a
 // live cgroup, unreadable or malformed is counted as a "cgroup" error. The
-// files read on every pass (the counters, cgroup.procs) stay open between
-// passes (held_files.hpp) until end_pass() finds them unused.
+// files read on every pass (the counters, cgroup.procs, and on v2 the
+// directories walked for processes) stay open between passes
+// (held_files.hpp) until end_pass() finds them unused.
 #pragma once
 
 #include "collect/file_reader.hpp"
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace petricore::collect {
@@ -88,18 +90,23 @@ class CgroupReader {
   // Reads <dir>/<file> into buffer_. False when absent or broken.
   enum class Hold { Yes, No };  // No: read once per job (the cpuset)
   bool read(const std::string& dir, const char* file, Need need, Hold hold = Hold::Yes);
-  // Reads <path>/cgroup.procs into buffer_.
-  ReadError read_procs(const std::string& path);
   void malformed(const std::string& dir, const char* file);
   // Returns false when a cgroup.procs was unreadable or malformed.
-  bool collect_processes(int dirfd, const std::string& path, bool in_extern, bool skip_slurm_leaves, int depth,
-                         std::vector<ProcessRef>& out);
-  bool any_process(int dirfd, const std::string& path, bool skip_slurm_leaves, int depth);
+  // The processes of the cgroup `name` below `parent_fd` (named `path`) and
+  // of those below it.
+  bool collect_processes(int parent_fd, const char* name, const std::string& path, bool in_extern,
+                         bool skip_slurm_leaves, int depth, ListOptions listing, std::vector<ProcessRef>& out);
+  bool any_process(int parent_fd, const char* name, const std::string& path, bool skip_slurm_leaves, int depth,
+                   ListOptions listing);
+  // How a directory below `path`'s mount (its first component: v1's
+  // controller, a v2 slice) is listed once opened.
+  ListOptions listing_of(const std::string& path);
 
   UniqueFd root_;
   ErrorCounter& errors_;
   std::string path_;
   HeldFiles held_;
+  std::unordered_map<std::string, ListOptions> listing_by_mount_;
   ReadBuffer buffer_;
   double ticks_per_second_;
 };

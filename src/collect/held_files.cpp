@@ -110,8 +110,60 @@ bool HeldFiles::list(int dirfd, const std::string& path, const DirectoryVisitor&
   return listed;
 }
 
+void HeldFiles::drop(std::unordered_map<std::string, CgroupEntry>::iterator entry) {
+  if (entry->second.dir.valid()) held_ -= 2;
+  cgroups_.erase(entry);
+}
+
+HeldFiles::CgroupDir HeldFiles::read_cgroup(int parent_fd, const char* name, const std::string& path,
+                                            ReadBuffer& procs) {
+  CgroupDir out;
+  auto known = cgroups_.find(path);
+  if (known != cgroups_.end()) {
+    known->second.used_in = period_;
+    if (known->second.dir.valid()) {
+      out.procs = pread_whole(known->second.procs.get(), procs, Records::Many);
+      if (out.procs.status == ReadStatus::Ok) {
+        out.fd = known->second.dir.get();
+        out.held = true;
+        return out;
+      }
+      drop(known);  // removed, perhaps made anew: opened afresh below
+      known = cgroups_.end();
+    }
+  }
+  out.fresh = UniqueFd{::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (!out.fresh.valid()) {
+    out.procs = {classify_errno(errno), errno};
+    return out;
+  }
+  out.fd = out.fresh.get();
+  UniqueFd file{::openat(out.fd, "cgroup.procs", O_RDONLY | O_CLOEXEC)};
+  if (!file.valid()) {
+    out.procs = {classify_errno(errno), errno};
+    return out;
+  }
+  out.procs = pread_whole(file.get(), procs, Records::Many);
+  if (out.procs.status != ReadStatus::Ok) return out;
+  if (known != cgroups_.end()) return out;  // known not to be v2: the plain way
+  if (held_ + 2 > capacity_) return out;    // perhaps next pass, when some were swept
+  CgroupEntry& entry = cgroups_[path];
+  entry.used_in = period_;
+  // Not v2: remembered as such, so the next passes ask no filesystem again.
+  if (kernel_filesystem(out.fd) != KernelFilesystem::Cgroup2) return out;
+  entry.dir = std::move(out.fresh);
+  entry.procs = std::move(file);
+  held_ += 2;
+  return out;
+}
+
 void HeldFiles::sweep() {
   for (auto it = entries_.begin(); it != entries_.end();) {
+    auto next = std::next(it);
+    if (it->second.used_in != period_) drop(it);
+    it = next;
+  }
+  for (auto it = cgroups_.begin(); it != cgroups_.end();) {
     auto next = std::next(it);
     if (it->second.used_in != period_) drop(it);
     it = next;

@@ -9,12 +9,12 @@
 // never as the old content, so a held fd cannot show a dead process or a
 // removed cgroup as alive, and a reused pid or cgroup name is opened afresh.
 // Files of other filesystems (fixture trees) are read the plain way. Two
-// exceptions: held directories are procfs's only (a process's fd/), since a
-// removed cgroup directory lists as empty instead of failing; and v1's
-// cgroup.procs is never held, since v1 keeps a pid list per open file for as
-// long as it is re-read within a second (cgroup_pidlist_start): a held one
-// would show the processes of its first read forever. v2 lists them afresh
-// from offset 0.
+// exceptions: a cgroup directory is held only together with its v2
+// cgroup.procs (read_cgroup below), since a removed cgroup directory lists
+// as empty instead of failing; and v1's cgroup.procs is never held, since v1
+// keeps a pid list per open file for as long as it is re-read within a
+// second (cgroup_pidlist_start): a held one would show the processes of its
+// first read forever. v2 lists them afresh from offset 0.
 //
 // Entries not used during a pass are closed by sweep(); at most `capacity`
 // are held (each held kernel file keeps a page of kernel memory, charged to
@@ -53,6 +53,24 @@ class HeldFiles {
   using DirectoryVisitor = std::function<void(int directory_fd, std::string_view name, bool is_directory)>;
   bool list(int dirfd, const std::string& path, const DirectoryVisitor& visit);
 
+  // A cgroup directory, to be listed, and its cgroup.procs, read.
+  struct CgroupDir {
+    ReadError procs;   // reading cgroup.procs; `Missing` also when the directory is gone
+    int fd = -1;       // the directory (-1: gone or unreadable), valid until the next sweep()
+    bool held = false; // listed before: rewind it (list_directory's ListOptions)
+    UniqueFd fresh;    // owns fd when it is not held
+  };
+  // Opens the cgroup directory `name` below `parent_fd` (`path` names it
+  // for the next passes) and reads its cgroup.procs into `procs`. On cgroup
+  // v2 the two stay open as a pair, cgroup.procs opened through the
+  // directory: while the held cgroup.procs reads, its cgroup is alive and the
+  // held directory is that cgroup's. Once the cgroup is removed (and perhaps
+  // made anew under the same name) the read fails, and both are opened
+  // afresh. A pass then costs pread + lseek + getdents64 per cgroup instead
+  // of openat + read + read + close for the file and openat + getdents64 +
+  // close for the directory.
+  CgroupDir read_cgroup(int parent_fd, const char* name, const std::string& path, ReadBuffer& procs);
+
   // Closes what was not used since the previous sweep.
   void sweep();
 
@@ -72,8 +90,15 @@ class HeldFiles {
 
   void drop(std::unordered_map<std::string, Entry>::iterator entry);
 
+  struct CgroupEntry {
+    UniqueFd dir, procs;  // none: not v2, read the plain way
+    std::uint64_t used_in = 0;
+  };
+  void drop(std::unordered_map<std::string, CgroupEntry>::iterator entry);
+
   // By path; an entry without an fd is a file that cannot be held.
   std::unordered_map<std::string, Entry> entries_;
+  std::unordered_map<std::string, CgroupEntry> cgroups_;
   std::size_t capacity_;
   std::size_t held_ = 0;
   std::uint64_t period_ = 0;

@@ -1,23 +1,27 @@
-// HeldFiles on the real /proc (its own and a child's files) and on a plain
-// temporary directory, which must never be held.
+// HeldFiles on the real /proc (its own and a child's files), on a private
+// cgroup2 mount, and on a plain temporary directory, which must never be held.
 #include "collect/held_files.hpp"
 
 #include "catch.hpp"
 
+#include "real_cgroup2.hpp"
+
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 using namespace petricore::collect;
 namespace fs = std::filesystem;
+using petricore::test::Cgroup2Mount;
+using petricore::test::move_process;
+using petricore::test::SleepingChild;
 
 namespace {
 
@@ -26,25 +30,6 @@ int open_dir(const char* path) {
   REQUIRE(fd >= 0);
   return fd;
 }
-
-// A child that sleeps until killed, reaped by kill_and_reap().
-struct SleepingChild {
-  pid_t pid = ::fork();
-  SleepingChild() {
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      ::pause();
-      ::_exit(0);
-    }
-  }
-  ~SleepingChild() { kill_and_reap(); }
-  void kill_and_reap() {
-    if (pid <= 0) return;
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    pid = -1;
-  }
-};
 
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::trunc);
@@ -168,4 +153,104 @@ TEST_CASE("raise_open_file_limit raises the soft limit, never past the hard one"
   REQUIRE(::setrlimit(RLIMIT_NOFILE, &lowered) == 0);
   CHECK(HeldFiles(4096).capacity() == 32);
   REQUIRE(::setrlimit(RLIMIT_NOFILE, &saved) == 0);
+}
+
+namespace {
+
+std::vector<std::string> subdirectories_of(int fd, bool rewind) {
+  std::vector<std::string> names;
+  REQUIRE(list_directory(
+      fd, [&](std::string_view name, bool is_directory) { if (is_directory) names.emplace_back(name); },
+      {rewind, true}));
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("a v2 cgroup directory is held with its cgroup.procs, and opened afresh once the cgroup is made anew",
+          "[held_files]") {
+  Cgroup2Mount cg2;
+  if (cg2.top.empty()) {
+    WARN("cannot mount cgroup2 and make a cgroup in it (not root, or not allowed here): skipped");
+    return;
+  }
+  const fs::path& top = cg2.top;
+  fs::create_directories(top / "job_1" / "step_0");
+  petricore::UniqueFd root{open_dir(top.c_str())};
+  SleepingChild child;
+  std::string pid_line = std::to_string(child.pid) + "\n";
+  move_process(child.pid, top / "job_1" / "step_0");
+  HeldFiles held(16);
+  ReadBuffer buffer;
+
+  HeldFiles::CgroupDir job = held.read_cgroup(root.get(), "job_1", "job_1", buffer);
+  REQUIRE(job.procs.status == ReadStatus::Ok);
+  CHECK(buffer.view().empty());
+  CHECK_FALSE(job.held);
+  CHECK(subdirectories_of(job.fd, job.held) == std::vector<std::string>{"step_0"});
+  HeldFiles::CgroupDir step = held.read_cgroup(job.fd, "step_0", "job_1/step_0", buffer);
+  REQUIRE(step.procs.status == ReadStatus::Ok);
+  CHECK(buffer.view() == pid_line);
+  CHECK(held.held() == 4);  // two directories, two cgroup.procs
+
+  // Again: through the held pair, the same answers.
+  step = held.read_cgroup(job.fd, "step_0", "job_1/step_0", buffer);
+  REQUIRE(step.procs.status == ReadStatus::Ok);
+  CHECK(step.held);
+  CHECK(buffer.view() == pid_line);
+  job = held.read_cgroup(root.get(), "job_1", "job_1", buffer);
+  CHECK(job.held);
+  CHECK(subdirectories_of(job.fd, job.held) == std::vector<std::string>{"step_0"});
+
+  // The step made anew under the same name (a requeued job's cgroups), with
+  // a cgroup below it: the held pair reads as gone, the new one is listed.
+  move_process(child.pid, cg2.mount_dir);
+  REQUIRE(::rmdir((top / "job_1" / "step_0").c_str()) == 0);
+  fs::create_directories(top / "job_1" / "step_0" / "task_0");
+  move_process(child.pid, top / "job_1" / "step_0" / "task_0");
+  step = held.read_cgroup(job.fd, "step_0", "job_1/step_0", buffer);
+  REQUIRE(step.procs.status == ReadStatus::Ok);
+  CHECK_FALSE(step.held);
+  CHECK(buffer.view().empty());
+  CHECK(subdirectories_of(step.fd, step.held) == std::vector<std::string>{"task_0"});
+  CHECK(held.held() == 4);
+
+  // Removed: gone, and nothing of it stays held.
+  move_process(child.pid, cg2.mount_dir);
+  REQUIRE(::rmdir((top / "job_1" / "step_0" / "task_0").c_str()) == 0);
+  REQUIRE(::rmdir((top / "job_1" / "step_0").c_str()) == 0);
+  step = held.read_cgroup(job.fd, "step_0", "job_1/step_0", buffer);
+  CHECK(step.fd < 0);
+  CHECK(step.procs.status == ReadStatus::Missing);
+  CHECK(held.held() == 2);
+  held.sweep();
+  held.read_cgroup(root.get(), "job_1", "job_1", buffer);
+  held.sweep();
+  CHECK(held.held() == 2);  // job_1 used in that period
+  held.sweep();
+  CHECK(held.held() == 0);
+}
+
+TEST_CASE("a cgroup directory outside cgroup v2 is read the plain way", "[held_files]") {
+  std::string templ = (fs::temp_directory_path() / "petricore-held-XXXXXX").string();
+  REQUIRE(::mkdtemp(templ.data()) != nullptr);
+  fs::path dir = templ;
+  fs::create_directories(dir / "job_2" / "step_batch");
+  write_file(dir / "job_2" / "cgroup.procs", "42\n");
+  petricore::UniqueFd root{open_dir(templ.c_str())};
+  HeldFiles held(16);
+  ReadBuffer buffer;
+  for (int pass = 0; pass < 2; ++pass) {
+    HeldFiles::CgroupDir job = held.read_cgroup(root.get(), "job_2", "job_2", buffer);
+    REQUIRE(job.procs.status == ReadStatus::Ok);
+    CHECK(buffer.view() == "42\n");
+    CHECK_FALSE(job.held);
+    CHECK(subdirectories_of(job.fd, false) == std::vector<std::string>{"step_batch"});
+    HeldFiles::CgroupDir step = held.read_cgroup(job.fd, "step_batch", "job_2/step_batch", buffer);
+    CHECK(step.fd >= 0);
+    CHECK(step.procs.status == ReadStatus::Missing);  // no cgroup.procs there
+  }
+  CHECK(held.held() == 0);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
 }

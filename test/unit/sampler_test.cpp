@@ -11,10 +11,12 @@
 
 #include "catch.hpp"
 
+#include "real_cgroup2.hpp"
 #include "test_fixtures.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -1042,4 +1044,62 @@ TEST_CASE("a SLUID job is exported under its SLUID until an environment gives SL
   CHECK(has(third, R"(slurm_job="811")"));
   CHECK(h.errors.totals().at("environ") == 4);  // the number is known: no new error
   CHECK(h.sampler.tracked_jobs() == 2);
+}
+
+TEST_CASE("on a real cgroup v2 hierarchy, a job's cgroups made anew under the same name show its new processes",
+          "[sampler][cgroup2]") {
+  // The cgroup directories the sampler keeps open between passes
+  // (held_files.hpp) must not show the removed ones: a requeued job's
+  // cgroups are removed and made anew with the same names.
+  petricore::test::Cgroup2Mount cg2;
+  if (cg2.top.empty()) {
+    WARN("cannot mount cgroup2 and make a cgroup in it (not root, or not allowed here): skipped");
+    return;
+  }
+  const fs::path job = cg2.top / "system.slice" / "node_slurmstepd.scope" / "job_7";
+  auto make_job = [&](int tasks) {
+    fs::create_directories(job / "step_batch" / "slurm");
+    for (int t = 0; t < tasks; ++t) fs::create_directories(job / "step_batch" / "user" / ("task_" + std::to_string(t)));
+  };
+  auto remove_job = [&] {
+    std::vector<fs::path> dirs{job};
+    for (const auto& entry : fs::recursive_directory_iterator(job))
+      if (entry.is_directory()) dirs.push_back(entry.path());
+    std::sort(dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) { return a.native().size() > b.native().size(); });
+    for (const auto& d : dirs) REQUIRE(::rmdir(d.c_str()) == 0);
+  };
+  make_job(1);
+  petricore::test::SleepingChild first;
+  petricore::test::move_process(first.pid, job / "step_batch" / "user" / "task_0");
+  ErrorCounter errors;
+  Sampler sampler(cg2.top.string(), "/proc", make_layout(LayoutKind::Auto), {}, errors);
+  for (double now : {100.0, 101.0}) {
+    auto samples = sampler.sample(now);
+    REQUIRE(samples.size() == 1);
+    CHECK(samples[0].job_id == "7");
+    CHECK(samples[0].processes == 1);
+  }
+  sampler.watch(101.5);
+  CHECK(sampler.take_ended().empty());
+
+  petricore::test::move_process(first.pid, cg2.mount_dir);
+  remove_job();
+  make_job(2);
+  petricore::test::SleepingChild second, third;
+  petricore::test::move_process(second.pid, job / "step_batch" / "user" / "task_0");
+  petricore::test::move_process(third.pid, job / "step_batch" / "user" / "task_1");
+  auto samples = sampler.sample(102.0);
+  REQUIRE(samples.size() == 1);
+  CHECK(samples[0].processes == 2);
+  sampler.watch(102.5);
+  CHECK(sampler.take_ended().empty());
+
+  // Its processes leave: the watch ends it.
+  petricore::test::move_process(second.pid, cg2.mount_dir);
+  petricore::test::move_process(third.pid, cg2.mount_dir);
+  sampler.watch(103.0);
+  auto ended = sampler.take_ended();
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0].job_id == "7");
+  remove_job();
 }
