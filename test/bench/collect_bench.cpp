@@ -1,7 +1,7 @@
 // Benchmark of one collection pass (see README.md). Not a test: it prints
 // figures and never fails on a timing.
 //
-//   collect_bench measure [--passes N] [--warmup N] [--only sampler|baseline]
+//   collect_bench measure [--passes N] [--warmup N] [--only sampler|baseline] [--no-watch]
 //                         [--cgroup-root DIR] [--proc-root DIR]
 //       Alternates the real pass (Sampler::sample + build_snapshot +
 //       serialize_text) with a raw-read baseline making only the system calls
@@ -381,13 +381,14 @@ struct Options {
   std::string mode;
   int passes = 20, warmup = 2, cycles = 1000;
   std::string only;  // "", "sampler", "baseline"
+  bool watch = true;  // false: full passes only (to count their system calls)
   std::string cgroup_root = "/sys/fs/cgroup", proc_root = "/proc";
   std::string worker, root, files;
 };
 
 [[noreturn]] void usage() {
   std::fprintf(stderr,
-               "usage: collect_bench measure [--passes N] [--warmup N] [--only sampler|baseline]\n"
+               "usage: collect_bench measure [--passes N] [--warmup N] [--only sampler|baseline] [--no-watch]\n"
                "                             [--cgroup-root DIR] [--proc-root DIR]\n"
                "       collect_bench churn --worker PATH --root NAME --files DIR [--cycles N]\n"
                "                           [--cgroup-root DIR] [--proc-root DIR]\n");
@@ -412,6 +413,8 @@ Options parse(int argc, char** argv) {
       o.cycles = std::atoi(value().c_str());
     else if (a == "--only")
       o.only = value();
+    else if (a == "--no-watch")
+      o.watch = false;
     else if (a == "--cgroup-root")
       o.cgroup_root = value();
     else if (a == "--proc-root")
@@ -515,7 +518,7 @@ int measure(const Options& o) {
                   s * 1e3 / n / static_cast<double>(last.processes),
                   b * 1e3 / n / static_cast<double>(std::max<std::size_t>(baseline_processes, 1)));
   }
-  if (run_sampler) {
+  if (run_sampler && o.watch) {
     // The watch between full passes (Sampler::watch): cgroup files only.
     // Its first call after the full passes finds every job known.
     Cpu w_total;
