@@ -20,6 +20,10 @@ constexpr int kMaxProcessDepth = 5;
 // Up to 8 counter files and, on v2, ~7 directories with their cgroup.procs
 // per job: ~100 jobs' worth.
 constexpr std::size_t kMaxHeldFiles = 2048;
+ListOptions only_directories(ListOptions listing) {
+  listing.directories_only = true;
+  return listing;
+}
 }  // namespace
 
 CgroupReader::CgroupReader(UniqueFd root, ErrorCounter& errors)
@@ -81,7 +85,7 @@ std::vector<std::string> CgroupReader::child_directories(const std::string& dir)
       [&](std::string_view name, bool is_directory) {
         if (is_directory) names.emplace_back(name);
       },
-      listing_of(dir));
+      only_directories(listing_of(dir)));
   return names;
 }
 
@@ -216,7 +220,7 @@ bool CgroupReader::collect_processes(int parent_fd, const char* name, const std:
       [&](std::string_view child, bool is_directory) {
         if (is_directory && !(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
       },
-      {dir.held, listing.short_read_ends});
+      {dir.held, listing.short_read_ends, true});
   for (const auto& child : children)
     complete = collect_processes(dir.fd, child.c_str(), path + "/" + child, in_extern || child == "step_extern",
                                  skip_slurm_leaves, depth + 1, listing, out) &&
@@ -260,7 +264,7 @@ bool CgroupReader::any_process(int parent_fd, const char* name, const std::strin
       [&](std::string_view child, bool is_directory) {
         if (is_directory && !(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
       },
-      {dir.held, listing.short_read_ends});
+      {dir.held, listing.short_read_ends, true});
   for (const auto& child : children)
     if (any_process(dir.fd, child.c_str(), path + "/" + child, skip_slurm_leaves, depth + 1, listing)) return true;
   return false;

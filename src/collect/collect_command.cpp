@@ -125,9 +125,9 @@ int run_collect(CollectOptions o) {
     self.collect_duration_seconds = pass_seconds;
     self.errors_by_source = errors.totals();
     self.running_jobs = exported.running();
-    Snapshot snapshot = build_snapshot(exported.current(now), o.instance, self);
+    const Exposition pass(exported.current(now), o.instance, std::move(self));
     bool ok = true;
-    for (auto& sink : sinks) ok = sink->publish(snapshot) && ok;
+    for (auto& sink : sinks) ok = sink->publish(pass) && ok;
     return ok;
   };
   auto full_pass = [&](double now) {

@@ -13,13 +13,23 @@ namespace {
 // Written directly into one string: prometheus-cpp's TextSerializer goes
 // through an ostream, and was a tenth of a collection pass's CPU.
 
-void append_escaped(std::string& out, const std::string& text, bool quote_too) {
-  // The usual case, nothing to escape, appended at once. One memchr per
-  // special character: the HELP texts are long, and a loop testing each
-  // character against all three was the largest user-space cost of a pass.
-  bool plain = text.find('\\') == std::string::npos && text.find('\n') == std::string::npos &&
-               (!quote_too || text.find('"') == std::string::npos);
-  if (plain) {
+// Label values are short: one loop. HELP texts are long: one memchr per
+// special character (a loop testing each character against all three was
+// the largest user-space cost of a pass).
+bool needs_escape(std::string_view text, bool quote_too) {
+  if (text.size() < 32) {
+    for (char c : text)
+      if (c == '\\' || c == '\n' || (quote_too && c == '"')) return true;
+    return false;
+  }
+  return text.find('\\') != std::string_view::npos || text.find('\n') != std::string_view::npos ||
+         (quote_too && text.find('"') != std::string_view::npos);
+}
+
+}  // namespace
+
+void append_escaped(std::string& out, std::string_view text, bool quote_too) {
+  if (!needs_escape(text, quote_too)) {  // the usual case, appended at once
     out += text;
     return;
   }
@@ -36,8 +46,6 @@ void append_escaped(std::string& out, const std::string& text, bool quote_too) {
   }
 }
 
-// As printf's %.16g, which is how prometheus-cpp writes a double (the same
-// bytes; a unit test compares the two).
 void append_value(std::string& out, double value) {
   if (std::isnan(value)) {
     out += "Nan";
@@ -56,6 +64,8 @@ void append_value(std::string& out, double value) {
     out.append(digits, end);
   }
 }
+
+namespace {
 
 void append_sample(std::string& out, const prometheus::MetricFamily& family, const prometheus::ClientMetric& metric,
                    double value) {

@@ -19,4 +19,12 @@ inline constexpr std::string_view text_content_type = "text/plain; version=0.0.4
 // so the collector leaves them at zero).
 std::string serialize_text(const Snapshot& snapshot);
 
+// The pieces of the format, for writers that render samples without a
+// Snapshot (metrics.hpp's render_text) and give the same bytes:
+// `value` escaped (backslash, newline, and quote when `quote_too`),
+void append_escaped(std::string& out, std::string_view value, bool quote_too);
+// and a sample value as printf's %.16g, which is how prometheus-cpp writes a
+// double ("Nan", "+Inf", "-Inf" for the rest).
+void append_value(std::string& out, double value);
+
 }  // namespace petricore::collect

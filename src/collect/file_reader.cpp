@@ -156,9 +156,11 @@ bool list_directory(int dirfd, const std::function<void(std::string_view, bool)>
       const char* name = entry->d_name;
       if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
       bool is_directory = entry->d_type == DT_DIR;
+      if (options.directories_only && !is_directory && entry->d_type != DT_UNKNOWN) continue;
       if (entry->d_type == DT_UNKNOWN) {
         struct stat st;
         is_directory = ::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+        if (options.directories_only && !is_directory) continue;
       }
       visit(name, is_directory);
     }

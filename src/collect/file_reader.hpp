@@ -79,6 +79,9 @@ struct ListOptions {
   // until their entries run out, so the closing empty getdents64 is saved.
   // Not assumed of other filesystems.
   bool short_read_ends = false;
+  // Visit directories only: a cgroup directory holds some 40 files for each
+  // child cgroup, and a visit is a std::function call.
+  bool directories_only = false;
 };
 
 // How to list a directory fd just opened on filesystem `fs`: no rewind, and

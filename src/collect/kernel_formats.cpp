@@ -1,5 +1,7 @@
 #include "collect/kernel_formats.hpp"
 
+#include <string.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -353,8 +355,12 @@ std::optional<std::vector<int>> parse_pid_list(std::string_view text) {
 
 std::optional<ProcStat> parse_proc_stat(std::string_view text) {
   // "pid (comm) state ppid ..."; comm may hold anything, including ") ".
+  // memrchr: string_view::rfind walks back a character at a time over the
+  // ~250 bytes after comm, a third of this parser's cost.
   const std::size_t lparen = text.find('(');
-  const std::size_t rparen = text.rfind(')');
+  const void* last_paren = text.empty() ? nullptr : ::memrchr(text.data(), ')', text.size());
+  const std::size_t rparen = last_paren ? static_cast<std::size_t>(static_cast<const char*>(last_paren) - text.data())
+                                        : std::string_view::npos;
   if (lparen == std::string_view::npos || rparen == std::string_view::npos || rparen < lparen || lparen < 2 ||
       text[lparen - 1] != ' ') {
     return std::nullopt;

@@ -45,6 +45,7 @@ bool job_id_less(const std::string& a, const std::string& b) {
 // filesystem is listed, file_reader.hpp).
 std::vector<std::string> subdirectories(int dirfd, ListOptions listing) {
   std::vector<std::string> names;
+  listing.directories_only = true;
   list_directory(
       dirfd,
       [&](std::string_view name, bool is_directory) {

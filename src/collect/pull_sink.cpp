@@ -1,5 +1,7 @@
 #include "collect/pull_sink.hpp"
 
+#include "collect/metrics.hpp"
+
 #include "core/listen_address.hpp"
 #include "core/startup_error.hpp"
 #include "core/unique_fd.hpp"
@@ -91,27 +93,28 @@ std::string bind_failure_reason(const ListenAddress& address, const std::string&
   return fallback;
 }
 
-// What the Exposer serves: the last published snapshot. Scrapes copy it
-// outside the lock, so a slow scrape never delays publish().
+// What the Exposer serves: the families of the last published pass, built
+// at each scrape from its jobs (shared, immutable) outside the lock, so a
+// slow scrape never delays publish() and a pass builds none for it.
 class SnapshotCollectable final : public prometheus::Collectable {
  public:
   std::vector<prometheus::MetricFamily> Collect() const override {
-    std::shared_ptr<const Snapshot> current;
+    std::shared_ptr<const Exposition::Families> current;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       current = latest_;
     }
-    return current ? *current : Snapshot{};
+    return current ? current->build() : Snapshot{};
   }
 
-  void replace(std::shared_ptr<const Snapshot> next) {
+  void replace(std::shared_ptr<const Exposition::Families> next) {
     std::lock_guard<std::mutex> lock(mutex_);
     latest_.swap(next);
-  }  // the previous snapshot is freed here, after the lock is released
+  }  // the previous pass is freed here, after the lock is released
 
  private:
   mutable std::mutex mutex_;
-  std::shared_ptr<const Snapshot> latest_;
+  std::shared_ptr<const Exposition::Families> latest_;
 };
 
 }  // namespace
@@ -140,8 +143,8 @@ PullSink::PullSink(const std::string& listen) : impl_(std::make_unique<Impl>()) 
 
 PullSink::~PullSink() = default;
 
-bool PullSink::publish(const Snapshot& snapshot) {
-  impl_->collectable->replace(std::make_shared<const Snapshot>(snapshot));
+bool PullSink::publish(const Exposition& pass) {
+  impl_->collectable->replace(pass.families());
   return true;
 }
 

@@ -35,10 +35,10 @@ class PullSink final : public Sink {
   PullSink(const PullSink&) = delete;
   PullSink& operator=(const PullSink&) = delete;
 
-  // Replaces the served snapshot; the previous one, with the series of jobs
-  // that ended since, is no longer served. Never fails. Thread-safe against
-  // concurrent scrapes.
-  bool publish(const Snapshot& snapshot) override;
+  // Replaces what is served; the previous pass, with the series of jobs that
+  // ended since, is no longer served. Never fails. Thread-safe against
+  // concurrent scrapes, which build the families from the pass's jobs.
+  bool publish(const Exposition& pass) override;
   std::string name() const override { return "pull"; }
 
   // The bound ports, in order (the real port when 0 was asked for).

@@ -1,6 +1,7 @@
 #include "collect/push_sink.hpp"
 
 #include "collect/exposition.hpp"
+#include "collect/metrics.hpp"
 #include "core/curl_library.hpp"
 #include "core/encoding.hpp"
 #include "core/http_url.hpp"
@@ -90,8 +91,8 @@ class PushSink final : public Sink {
     lib_.easy_setopt(h, CURLOPT_WRITEDATA, &response_body_);
   }
 
-  bool publish(const Snapshot& snapshot) override {
-    const std::string body = serialize_text(snapshot);
+  bool publish(const Exposition& pass) override {
+    const std::string& body = pass.text();
     CURL* h = curl_.get();
     lib_.easy_setopt(h, CURLOPT_CUSTOMREQUEST, "PUT");
     lib_.easy_setopt(h, CURLOPT_POSTFIELDS, body.data());

@@ -34,7 +34,7 @@ std::string push_group_url(const PushTarget& target);
 
 // Validates the target as push_group_url does (throwing StartupError)
 // and holds one libcurl handle, so the connection is kept alive across passes.
-// publish() PUTs serialize_text(snapshot) with Content-Type
+// publish() PUTs the pass's text exposition with Content-Type
 // `text/plain; version=0.0.4`; a 2xx answer is success. Anything else (HTTP
 // status, timeout, refused connection) is counted as error_source::push in
 // `errors`, logged once per cause, and publish() returns false; the next pass

@@ -1,6 +1,7 @@
 #include "collect/textfile_sink.hpp"
 
 #include "collect/exposition.hpp"
+#include "collect/metrics.hpp"
 #include "core/atomic_file.hpp"
 #include "core/log.hpp"
 
@@ -19,7 +20,7 @@ class TextfileSink final : public Sink {
   TextfileSink(std::string path, ErrorCounter& errors)
       : path_(std::move(path)), temp_path_(path_ + ".tmp." + std::to_string(::getpid())), errors_(errors) {}
 
-  bool publish(const Snapshot& snapshot) override {
+  bool publish(const Exposition& pass) override {
     // 0644 whatever the umask: node_exporter often runs as another user.
     // No fsync: the file is regenerated every interval, so losing the last
     // one in a crash costs nothing, while a flush every pass on every node
@@ -29,7 +30,7 @@ class TextfileSink final : public Sink {
     AtomicWriteOptions options;
     options.mode = 0644;
     options.temp_path = temp_path_;
-    const std::optional<AtomicWriteError> failed = write_file_atomically(path_, serialize_text(snapshot), options);
+    const std::optional<AtomicWriteError> failed = write_file_atomically(path_, pass.text(), options);
     if (!failed) return true;
     errno = failed->error;
     switch (failed->step) {
@@ -63,8 +64,8 @@ class TextfileSink final : public Sink {
 
 class StdoutSink final : public Sink {
  public:
-  bool publish(const Snapshot& snapshot) override {
-    const std::string text = serialize_text(snapshot);
+  bool publish(const Exposition& pass) override {
+    const std::string& text = pass.text();
     const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
     if (std::fflush(stdout) != 0 || !written) {
       log::error(std::string("cannot write the metrics to standard output: ") + std::strerror(errno));

@@ -10,7 +10,7 @@
 
 namespace petricore::collect {
 
-// Every publish() writes serialize_text(snapshot) to "<path>.tmp.<pid>" in the
+// Every publish() writes the pass's text exposition to "<path>.tmp.<pid>" in the
 // same directory, mode 0644, then rename()s it over `path`, so a reader (the
 // node_exporter textfile collector) sees the previous file or the new one,
 // never a partial one; the temp name does not end in ".prom", so the textfile
@@ -22,7 +22,7 @@ namespace petricore::collect {
 // `errors` must outlive the sink.
 std::unique_ptr<Sink> make_textfile_sink(std::string path, ErrorCounter& errors);
 
-// Writes serialize_text(snapshot) to standard output and flushes it. A write
+// Writes the pass's text exposition to standard output and flushes it. A write
 // error (closed pipe, full disk) is logged and publish() returns false.
 std::unique_ptr<Sink> make_stdout_sink();
 

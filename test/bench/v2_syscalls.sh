@@ -11,8 +11,11 @@
 # step_extern and step_batch, their slurm/ and user/task_0 leaves), puts
 # PROCESSES sleeping processes in it (default 5: 4 in the batch step, 1 in the
 # extern step) and counts with `strace -c` what `collect_bench measure
-# --no-watch` makes per pass, for each side alone. Figures only; needs root
-# and strace. Everything is removed at the end, also on failure.
+# --no-watch` makes per pass, for each side alone. MODE=cpu prints the CPU
+# figures instead (no strace), MODE=callgrind the user-space instructions per
+# pass (KEEP_PROFILE=PREFIX keeps the profiles). Figures only; needs root and
+# strace (valgrind for callgrind). Everything is removed at the end, also on
+# failure.
 set -euo pipefail
 build=${1:?usage: v2_syscalls.sh BUILD-DIR [PROCESSES]}
 processes=${2:-5}
@@ -53,6 +56,21 @@ for i in $(seq "$processes"); do
 done
 
 passes=40
+case ${MODE:-strace} in
+  cpu)  # CPU figures, no strace
+    "$bench" measure --passes 200 --warmup 2 --no-watch --cgroup-root "$T" 2>/dev/null |
+      grep -E "CPU ms|pass|baseline|ratio"
+    exit 0 ;;
+  callgrind)  # user-space instructions per pass, each side alone
+    for side in sampler baseline; do
+      valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$W/cg.$side" "$bench" measure --passes "$passes" --warmup 2 \
+        --only "$side" --no-watch --cgroup-root "$T" >/dev/null 2>&1
+      ir=$(callgrind_annotate "$W/cg.$side" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+      echo "$side: $((ir / passes)) instructions per pass (callgrind, measured passes only)"
+      [ -n "${KEEP_PROFILE:-}" ] && cp "$W/cg.$side" "$KEEP_PROFILE.$side"
+    done
+    exit 0 ;;
+esac
 for side in sampler baseline; do
   strace -f -c -o "$W/$side.strace" "$bench" measure --passes "$passes" --warmup 2 --only "$side" --no-watch \
     --cgroup-root "$T" >"$W/$side.out" 2>&1

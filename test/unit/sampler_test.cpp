@@ -1004,11 +1004,14 @@ TEST_CASE("a SLUID job is exported under its SLUID until an environment gives SL
     exported.set_running(h.sampler.sample(now));
     SelfMetrics self;
     self.errors_by_source = h.errors.totals();
-    Snapshot snapshot = build_snapshot(exported.current(now), "node1", self);
-    REQUIRE(sink->publish(snapshot));
+    // As the daemon publishes: the text rendered from the samples, which
+    // is what prometheus-cpp's families of them give.
+    Exposition exposition(exported.current(now), "node1", self);
+    REQUIRE(sink->publish(exposition));
     std::ifstream in(textfile);
     std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    CHECK(written == serialize_text(snapshot));
+    CHECK(written == serialize_text(build_snapshot(exported.current(now), "node1", self)));
+    CHECK(written == serialize_text(exposition.families()->build()));
     return written;
   };
   auto has = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };

@@ -1,5 +1,6 @@
 #include "collect/error_counter.hpp"
 #include "collect/exposition.hpp"
+#include "collect/metrics.hpp"
 #include "collect/pull_sink.hpp"
 #include "collect/push_sink.hpp"
 #include "collect/textfile_sink.hpp"
