@@ -157,6 +157,7 @@ bool list_directory(int dirfd, const std::function<void(std::string_view, bool)>
       if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
       bool is_directory = entry->d_type == DT_DIR;
       if (options.directories_only && !is_directory && entry->d_type != DT_UNKNOWN) continue;
+      if (options.skip_regular_files && entry->d_type == DT_REG) continue;
       if (entry->d_type == DT_UNKNOWN) {
         struct stat st;
         is_directory = ::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);

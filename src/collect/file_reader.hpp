@@ -82,6 +82,9 @@ struct ListOptions {
   // Visit directories only: a cgroup directory holds some 40 files for each
   // child cgroup, and a visit is a std::function call.
   bool directories_only = false;
+  // Visit no regular file (a cgroup root's own files; its directories and
+  // symlinks, v1's cpuacct -> cpu,cpuacct, are visited).
+  bool skip_regular_files = false;
 };
 
 // How to list a directory fd just opened on filesystem `fs`: no rewind, and

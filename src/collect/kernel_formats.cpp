@@ -148,7 +148,9 @@ bool read_u64_fields(std::string_view text, bool colon, const std::array<std::st
                      std::initializer_list<std::string_view> checked = {}) {
   return for_each_key_value(text, colon, [&](std::string_view key, std::string_view value) {
     for (std::size_t i = 0; i < N; ++i) {
-      if (key != wanted[i]) continue;
+      // Size and first character before memcmp: most keys share a length
+      // with some wanted one (io's five-letter keys), few their first letter.
+      if (key.size() != wanted[i].size() || key.empty() || key[0] != wanted[i][0] || key != wanted[i]) continue;
       std::uint64_t v = 0;
       if (!parse_whole(value, v)) return false;
       slots[i] = v;
@@ -156,7 +158,8 @@ bool read_u64_fields(std::string_view text, bool colon, const std::array<std::st
     }
     for (std::string_view known : checked) {
       std::uint64_t ignored = 0;
-      if (key == known) return parse_whole(value, ignored);
+      if (key.size() == known.size() && !key.empty() && key[0] == known[0] && key == known)
+        return parse_whole(value, ignored);
     }
     return true;
   });

@@ -90,10 +90,11 @@ class RootFilesystem {
 RootListing root_entries(int root_fd, KernelFilesystem fs) {
   RootListing root;
   root.fs = fs;
-  // The root fd is the sampler's, listed every pass: rewound.
+  // The root fd is the sampler's, listed every pass: rewound. Its own
+  // files (cgroup.*, cpu.*, ...) are never looked up.
   list_directory(
       root_fd, [&](std::string_view name, bool is_directory) { root.entries.push_back({std::string{name}, is_directory}); },
-      {true, fresh_listing(root.fs).short_read_ends});
+      {true, fresh_listing(root.fs).short_read_ends, false, true});
   return root;
 }
 bool has_entry(const RootListing& root, std::string_view name) {

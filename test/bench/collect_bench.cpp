@@ -125,10 +125,11 @@ std::size_t sample_lines(const std::string& text) {
 struct PassResult {
   std::size_t jobs = 0, processes = 0, threads = 0, open_files = 0, series = 0, text_bytes = 0;
   Cpu sample, render;
-  std::shared_ptr<const pc::Exposition::Families> families;  // what a pull scrape builds from
+  std::shared_ptr<const pc::Exposition::Families> families;  // kept when asked: what a pull scrape builds from
 };
 
-__attribute__((noinline)) PassResult real_pass(pc::Sampler& sampler, pc::ErrorCounter& errors) {
+__attribute__((noinline)) PassResult real_pass(pc::Sampler& sampler, pc::ErrorCounter& errors,
+                                               bool keep_families = false) {
   PassResult r;
   Cpu t0 = now_cpu();
   double start = pc::monotonic_seconds();
@@ -146,14 +147,17 @@ __attribute__((noinline)) PassResult real_pass(pc::Sampler& sampler, pc::ErrorCo
     r.open_files += static_cast<std::size_t>(j.opened_files);
     for (const auto& [name, n] : j.threads_by_name) r.threads += static_cast<std::size_t>(n);
   }
-  // What the daemon hands its sinks: the text rendered once (exposition.hpp).
-  const pc::Exposition pass(std::move(jobs), "bench", std::move(self));
+  {
+    // What the daemon hands its sinks: the text rendered once
+    // (metrics.hpp), freed with the pass's jobs at the pass's end.
+    const pc::Exposition pass(std::move(jobs), "bench", std::move(self));
+    r.text_bytes = pass.text().size();
+    r.series = sample_lines(pass.text());
+    if (keep_families) r.families = pass.families();
+  }
   Cpu t2 = now_cpu();
   r.sample = t1 - t0;
   r.render = t2 - t1;
-  r.text_bytes = pass.text().size();
-  r.series = sample_lines(pass.text());
-  r.families = pass.families();
   return r;
 }
 
@@ -510,8 +514,9 @@ int measure(const Options& o) {
     row("petricore pass (sample+text)", s_total);
     row("  Sampler::sample", sample_total);
     row("  render_text", render_total);
-    // Not part of a pass: the families a pull scrape builds from the last
-    // pass's jobs, as many times as there were passes.
+    // Not part of a pass: the families a pull scrape builds from a pass's
+    // jobs, as many times as there were passes.
+    last = real_pass(*sampler, errors, true);
     Cpu t0 = now_cpu();
     std::size_t families = 0;
     for (int i = 0; i < o.passes && last.families; ++i) families += last.families->build().size();
