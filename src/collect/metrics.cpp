@@ -178,12 +178,25 @@ class SnapshotOut {
 // one string: a family's HELP and TYPE lines are written with its first series.
 class TextOut {
  public:
-  explicit TextOut(const std::string& instance) : instance_(instance) { text_.reserve(8192); }
+  // The label prefixes every series repeats are escaped once: the
+  // instance's, and each job's slurm_job (by its index in `jobs`).
+  TextOut(const std::string& instance, const std::vector<JobSample>& jobs) : jobs_(jobs) {
+    text_.reserve(4096 + 2048 * jobs.size());
+    instance_label_ = "{instance=\"";
+    append_escaped(instance_label_, instance, true);
+    instance_label_ += '"';
+    job_labels_.reserve(jobs.size());
+    for (const JobSample& job : jobs) {
+      std::string& label = job_labels_.emplace_back(",slurm_job=\"");
+      append_escaped(label, job.job_id, true);
+      label += '"';
+    }
+  }
 
   void family(const char* name, const char* help, MetricType type) {
     name_ = name;
     help_ = help;
-    type_ = type == MetricType::Counter ? "counter" : "gauge";
+    type_ = type;
     header_written_ = false;
   }
   void job(const JobSample& job, double value) {
@@ -225,27 +238,41 @@ class TextOut {
   void start_series() {
     if (!header_written_) {
       header_written_ = true;
-      if (*help_) {
-        text_ += "# HELP ";
-        text_ += name_;
-        text_ += ' ';
-        append_escaped(text_, help_, false);
-        text_ += '\n';
-      }
-      text_ += "# TYPE ";
-      text_ += name_;
-      text_ += ' ';
-      text_ += type_;
-      text_ += '\n';
+      text_ += header(name_, help_, type_);
     }
     text_ += name_;
-    text_ += "{instance=\"";
-    append_escaped(text_, instance_, true);
-    text_ += '"';
+    text_ += instance_label_;
   }
   void job_labels(const JobSample& job) {
     start_series();
-    label_pair("slurm_job", job.job_id);
+    auto index = static_cast<std::size_t>(&job - jobs_.data());
+    if (index < job_labels_.size()) {
+      text_ += job_labels_[index];
+    } else {  // not one of `jobs` (never, as emit_families calls it)
+      label_pair("slurm_job", job.job_id);
+    }
+  }
+  // A family's "# HELP" and "# TYPE" lines. The families are string
+  // literals, the same on every pass: each thread keeps the lines it wrote,
+  // by the name's address.
+  static const std::string& header(const char* name, const char* help, MetricType type) {
+    thread_local std::vector<std::pair<const char*, std::string>> written;
+    for (const auto& [of, lines] : written)
+      if (of == name) return lines;
+    std::string lines;
+    if (*help) {
+      lines += "# HELP ";
+      lines += name;
+      lines += ' ';
+      append_escaped(lines, help, false);
+      lines += '\n';
+    }
+    lines += "# TYPE ";
+    lines += name;
+    lines += ' ';
+    lines += type == MetricType::Counter ? "counter" : "gauge";
+    lines += '\n';
+    return written.emplace_back(name, std::move(lines)).second;
   }
   void label_pair(const char* name, std::string_view value) {
     text_ += ',';
@@ -260,11 +287,13 @@ class TextOut {
     text_ += '\n';
   }
 
-  const std::string& instance_;
+  const std::vector<JobSample>& jobs_;
+  std::string instance_label_;
+  std::vector<std::string> job_labels_;
   std::string text_;
   const char* name_ = "";
   const char* help_ = "";
-  const char* type_ = "gauge";
+  MetricType type_ = MetricType::Gauge;
   bool header_written_ = false;
 };
 
@@ -303,7 +332,7 @@ Snapshot build_snapshot(const std::vector<JobSample>& jobs, const std::string& i
 }
 
 std::string render_text(const std::vector<JobSample>& jobs, const std::string& instance, const SelfMetrics& self) {
-  TextOut out(instance);
+  TextOut out(instance, jobs);
   emit_families(jobs, self, out);
   return out.take();
 }
