@@ -1,11 +1,11 @@
 #include "collect/kernel_formats.hpp"
 
-#include <string.h>
+#include <string.h>  // memrchr (GNU)
 
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <initializer_list>
+#include <cstring>
 #include <system_error>
 
 namespace petricore::collect {
@@ -137,34 +137,27 @@ bool for_each_key_value(std::string_view text, bool colon, Fn&& fn) {
   return true;
 }
 
-// "123 kB" as found in /proc/<pid>/status.
 // Reads the unsigned values of the keys in `wanted` from a "key value" file
 // (a colon after each key when `colon`) into the slot of the same index.
-// Other keys are ignored, except those in `checked`, which are known and must
-// still hold numbers. False when a wanted or checked value is not a number.
+// Other keys are ignored. False when a wanted value is not a number.
 template <std::size_t N>
 bool read_u64_fields(std::string_view text, bool colon, const std::array<std::string_view, N>& wanted,
-                     std::array<std::optional<std::uint64_t>, N>& slots,
-                     std::initializer_list<std::string_view> checked = {}) {
+                     std::array<std::optional<std::uint64_t>, N>& slots) {
   return for_each_key_value(text, colon, [&](std::string_view key, std::string_view value) {
     for (std::size_t i = 0; i < N; ++i) {
-      // Size and first character before memcmp: most keys share a length
-      // with some wanted one (io's five-letter keys), few their first letter.
+      // Size and first character before memcmp: many of memory.stat's keys
+      // share a length with a wanted one, few also its first letter.
       if (key.size() != wanted[i].size() || key.empty() || key[0] != wanted[i][0] || key != wanted[i]) continue;
       std::uint64_t v = 0;
       if (!parse_whole(value, v)) return false;
       slots[i] = v;
       return true;
     }
-    for (std::string_view known : checked) {
-      std::uint64_t ignored = 0;
-      if (key.size() == known.size() && !key.empty() && key[0] == known[0] && key == known)
-        return parse_whole(value, ignored);
-    }
     return true;
   });
 }
 
+// "123 kB" as found in /proc/<pid>/status.
 bool parse_kib(std::string_view value, std::uint64_t& out) {
   if (!ends_with(value, "kB")) return false;
   value.remove_suffix(2);
@@ -462,11 +455,52 @@ std::optional<ProcStatus> parse_proc_status(std::string_view text) {
 }
 
 std::optional<ProcIo> parse_proc_io(std::string_view text) {
-  std::array<std::optional<std::uint64_t>, 4> v;
-  if (!read_u64_fields<4>(text, true, {"syscr", "syscw", "read_bytes", "write_bytes"}, v,
-                          {"rchar", "wchar", "cancelled_write_bytes"}) ||
-      !v[0] || !v[1] || !v[2] || !v[3])
-    return std::nullopt;
+  // read_u64_fields' rules ("key: value" lines, blank lines skipped, the used
+  // and the known keys must hold numbers, other keys ignored) with the seven
+  // keys told apart by length first: this runs for every process on every
+  // pass, and the general loop cost three times as much.
+  std::array<std::optional<std::uint64_t>, 4> v;  // syscr, syscw, read_bytes, write_bytes
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end) {
+    const auto* newline = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+    const char* const eol = newline ? newline : end;
+    std::string_view line(p, static_cast<std::size_t>(eol - p));
+    p = newline ? newline + 1 : end;
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos && trim(line).empty()) continue;
+    const std::string_view key = line.substr(0, colon);
+    int slot = -1;
+    bool known = false;
+    switch (key.size()) {
+      case 5:
+        if (key == "syscr") {
+          slot = 0;
+        } else if (key == "syscw") {
+          slot = 1;
+        } else {
+          known = key == "rchar" || key == "wchar";
+        }
+        break;
+      case 10:
+        if (key == "read_bytes") slot = 2;
+        break;
+      case 11:
+        if (key == "write_bytes") slot = 3;
+        break;
+      case 21:
+        known = key == "cancelled_write_bytes";
+        break;
+      default:
+        break;
+    }
+    if (slot < 0 && !known) continue;
+    const std::string_view value = colon == std::string_view::npos ? std::string_view{} : trim(line.substr(colon + 1));
+    std::uint64_t number = 0;
+    if (!parse_whole(value, number)) return std::nullopt;
+    if (slot >= 0) v[static_cast<std::size_t>(slot)] = number;
+  }
+  if (!v[0] || !v[1] || !v[2] || !v[3]) return std::nullopt;
   return ProcIo{*v[0], *v[1], *v[2], *v[3]};
 }
 

@@ -204,7 +204,7 @@ TEST_CASE("a v2 cgroup directory is held with its cgroup.procs, and opened afres
 
   // The step made anew under the same name (a requeued job's cgroups), with
   // a cgroup below it: the held pair reads as gone, the new one is listed.
-  move_process(child.pid, cg2.mount_dir);
+  move_process(child.pid, cg2.parking);
   REQUIRE(::rmdir((top / "job_1" / "step_0").c_str()) == 0);
   fs::create_directories(top / "job_1" / "step_0" / "task_0");
   move_process(child.pid, top / "job_1" / "step_0" / "task_0");
@@ -216,7 +216,7 @@ TEST_CASE("a v2 cgroup directory is held with its cgroup.procs, and opened afres
   CHECK(held.held() == 4);
 
   // Removed: gone, and nothing of it stays held.
-  move_process(child.pid, cg2.mount_dir);
+  move_process(child.pid, cg2.parking);
   REQUIRE(::rmdir((top / "job_1" / "step_0" / "task_0").c_str()) == 0);
   REQUIRE(::rmdir((top / "job_1" / "step_0").c_str()) == 0);
   step = held.read_cgroup(job.fd, "step_0", "job_1/step_0", buffer);

@@ -43,9 +43,12 @@ struct SleepingChild {
 // free to mount, without controllers, and its kernfs directories and
 // cgroup.procs behave as on a v2 node. The hierarchy is one per host (a
 // hybrid host has it at /sys/fs/cgroup/unified already), so the test works
-// in a cgroup of its own, `top`, and removes only that. Needs root.
+// in a cgroup of its own, `top`, and removes only that. A process leaving
+// the test's cgroups goes to `parking`, a leaf of top: the mount's root may be
+// a cgroup namespace's, which takes no process once it has controllers on.
+// Needs root.
 struct Cgroup2Mount {
-  fs::path mount_dir, top;
+  fs::path mount_dir, top, parking;
   bool mounted = false;
   Cgroup2Mount() {
     std::string templ = (fs::temp_directory_path() / "petricore-cg2-XXXXXX").string();
@@ -54,7 +57,13 @@ struct Cgroup2Mount {
     if (::mount("none", templ.c_str(), "cgroup2", 0, nullptr) != 0) return;
     mounted = true;
     top = mount_dir / ("petricore_held_test_" + std::to_string(::getpid()));
-    if (::mkdir(top.c_str(), 0755) != 0) top.clear();
+    parking = top / "parking";
+    if (::mkdir(top.c_str(), 0755) != 0) {
+      top.clear();
+    } else if (::mkdir(parking.c_str(), 0755) != 0) {
+      ::rmdir(top.c_str());
+      top.clear();
+    }
   }
   ~Cgroup2Mount() {
     if (!top.empty()) {

@@ -1085,7 +1085,7 @@ TEST_CASE("on a real cgroup v2 hierarchy, a job's cgroups made anew under the sa
   sampler.watch(101.5);
   CHECK(sampler.take_ended().empty());
 
-  petricore::test::move_process(first.pid, cg2.mount_dir);
+  petricore::test::move_process(first.pid, cg2.parking);
   remove_job();
   make_job(2);
   petricore::test::SleepingChild second, third;
@@ -1098,8 +1098,8 @@ TEST_CASE("on a real cgroup v2 hierarchy, a job's cgroups made anew under the sa
   CHECK(sampler.take_ended().empty());
 
   // Its processes leave: the watch ends it.
-  petricore::test::move_process(second.pid, cg2.mount_dir);
-  petricore::test::move_process(third.pid, cg2.mount_dir);
+  petricore::test::move_process(second.pid, cg2.parking);
+  petricore::test::move_process(third.pid, cg2.parking);
   sampler.watch(103.0);
   auto ended = sampler.take_ended();
   REQUIRE(ended.size() == 1);
