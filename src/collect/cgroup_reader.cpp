@@ -215,12 +215,11 @@ bool CgroupReader::collect_processes(int parent_fd, const char* name, const std:
   }
   if (depth >= kMaxProcessDepth) return complete;
   std::vector<std::string> children;
-  list_directory(
-      dir.fd,
-      [&](std::string_view child, bool is_directory) {
-        if (is_directory && !(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
-      },
-      {dir.held, listing.short_read_ends, true});
+  list_directory(dir.fd,
+                 [&](std::string_view child, bool is_directory) {
+                   if (is_directory && !(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
+                 },
+                 {dir.held, listing.short_read_ends, true});
   for (const auto& child : children)
     complete = collect_processes(dir.fd, child.c_str(), path + "/" + child, in_extern || child == "step_extern",
                                  skip_slurm_leaves, depth + 1, listing, out) &&
@@ -259,12 +258,11 @@ bool CgroupReader::any_process(int parent_fd, const char* name, const std::strin
   }
   if (depth >= kMaxProcessDepth) return false;
   std::vector<std::string> children;
-  list_directory(
-      dir.fd,
-      [&](std::string_view child, bool is_directory) {
-        if (is_directory && !(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
-      },
-      {dir.held, listing.short_read_ends, true});
+  list_directory(dir.fd,
+                 [&](std::string_view child, bool is_directory) {
+                   if (is_directory && !(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
+                 },
+                 {dir.held, listing.short_read_ends, true});
   for (const auto& child : children)
     if (any_process(dir.fd, child.c_str(), path + "/" + child, skip_slurm_leaves, depth + 1, listing)) return true;
   return false;

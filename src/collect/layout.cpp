@@ -92,9 +92,11 @@ RootListing root_entries(int root_fd, KernelFilesystem fs) {
   root.fs = fs;
   // The root fd is the sampler's, listed every pass: rewound. Its own
   // files (cgroup.*, cpu.*, ...) are never looked up.
-  list_directory(
-      root_fd, [&](std::string_view name, bool is_directory) { root.entries.push_back({std::string{name}, is_directory}); },
-      {true, fresh_listing(root.fs).short_read_ends, false, true});
+  list_directory(root_fd,
+                 [&](std::string_view name, bool is_directory) {
+                   root.entries.push_back({std::string{name}, is_directory});
+                 },
+                 {true, fresh_listing(root.fs).short_read_ends, false, true});
   return root;
 }
 bool has_entry(const RootListing& root, std::string_view name) {
@@ -239,8 +241,7 @@ class SlurmV2Layout : public Layout {
     // top-level slice is looked into: a root holds a handful.
     ListOptions listing = fresh_listing(top.fs);
     for (const RootEntry& entry : top.entries)
-      if (entry.is_directory && ends_with(entry.name, ".slice"))
-        scan_slice(root_fd, entry.name, listing, jobs, errors);
+      if (entry.is_directory && ends_with(entry.name, ".slice")) scan_slice(root_fd, entry.name, listing, jobs, errors);
     if (has_entry(top, "unified")) {
       if (auto unified_fd = open_directory_at(root_fd, "unified")) {
         ListOptions unified = fresh_listing(kernel_filesystem(unified_fd->get()));

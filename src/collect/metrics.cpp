@@ -38,44 +38,40 @@ void emit_families(const std::vector<JobSample>& jobs, const SelfMetrics& self, 
   };
 
   per_job("jobs_cpu_percent", "CPU use of the job in percent of one CPU, from the cgroup CPU time between two passes",
-            [](const JobSample& j) { return j.cpu_percent; });
-  per_job("jobs_cpu_percent_per_core", "jobs_cpu_percent divided by the number of CPUs allocated to the job",
-            per_core);
-  per_job("jobs_rss", "Resident memory of the job in MiB (anon + shmem)",
-            [](const JobSample& j) { return j.rss_mib; });
+          [](const JobSample& j) { return j.cpu_percent; });
+  per_job("jobs_cpu_percent_per_core", "jobs_cpu_percent divided by the number of CPUs allocated to the job", per_core);
+  per_job("jobs_rss", "Resident memory of the job in MiB (anon + shmem)", [](const JobSample& j) { return j.rss_mib; });
   per_job("jobs_spawned_processes", "Processes in the job's cgroups, slurmstepd excluded",
-            [](const JobSample& j) { return std::optional<double>(static_cast<double>(j.processes)); });
+          [](const JobSample& j) { return std::optional<double>(static_cast<double>(j.processes)); });
   per_job("jobs_opened_files", "Distinct regular files open across the job's processes",
-            [](const JobSample& j) { return std::optional<double>(static_cast<double>(j.opened_files)); });
+          [](const JobSample& j) { return std::optional<double>(static_cast<double>(j.opened_files)); });
   per_job_labelled("jobs_thread_count", "Threads of the job's processes, by command name", "proc_name",
-                     [](const JobSample& j, const auto& emit) {
-                       for (const auto& [name, n] : j.threads_by_name) emit(name, static_cast<double>(n));
-                     });
+                   [](const JobSample& j, const auto& emit) {
+                     for (const auto& [name, n] : j.threads_by_name) emit(name, static_cast<double>(n));
+                   });
   per_job("jobs_user_time", "CPU time of the job in user mode, seconds",
-            [](const JobSample& j) { return j.user_time; });
+          [](const JobSample& j) { return j.user_time; });
   per_job("jobs_system_time", "CPU time of the job in system mode, seconds",
-            [](const JobSample& j) { return j.system_time; });
-  per_job("jobs_cpu_time_total", "CPU time of the job, seconds",
-            [](const JobSample& j) { return j.cpu_time_total; });
+          [](const JobSample& j) { return j.system_time; });
+  per_job("jobs_cpu_time_total", "CPU time of the job, seconds", [](const JobSample& j) { return j.cpu_time_total; });
   per_job_labelled("jobs_cpu_time_core", "CPU time of the job on each allocated CPU, seconds", "core",
-                     [](const JobSample& j, const auto& emit) {
-                       for (const auto& [cpu, seconds] : j.cpu_time_core) emit(cpu, seconds);
-                     });
+                   [](const JobSample& j, const auto& emit) {
+                     for (const auto& [cpu, seconds] : j.cpu_time_core) emit(cpu, seconds);
+                   });
   per_job("jobs_uses_scratch", "1 once a process of the job had its cwd or an open file under a scratch prefix",
-            [](const JobSample& j) { return std::optional<double>(j.uses_scratch ? 1.0 : 0.0); });
+          [](const JobSample& j) { return std::optional<double>(j.uses_scratch ? 1.0 : 0.0); });
   per_job("jobs_read_mb", "MiB read from storage by the job's processes, exited ones included",
-            [](const JobSample& j) { return std::optional<double>(j.read_mib); });
+          [](const JobSample& j) { return std::optional<double>(j.read_mib); });
   per_job("jobs_write_mb", "MiB written to storage by the job's processes, exited ones included",
-            [](const JobSample& j) { return std::optional<double>(j.write_mib); });
+          [](const JobSample& j) { return std::optional<double>(j.write_mib); });
   per_job("jobs_read_count", "Read system calls of the job's processes, exited ones included",
-            [](const JobSample& j) { return std::optional<double>(static_cast<double>(j.read_count)); });
+          [](const JobSample& j) { return std::optional<double>(static_cast<double>(j.read_count)); });
   per_job("jobs_write_count", "Write system calls of the job's processes, exited ones included",
-            [](const JobSample& j) { return std::optional<double>(static_cast<double>(j.write_count)); });
+          [](const JobSample& j) { return std::optional<double>(static_cast<double>(j.write_count)); });
   per_job_labelled("jobs_gpus_used", "1 for each GPU allocated to the job (node GPU index from SLURM_JOB_GPUS)",
-                     "gpuid", [](const JobSample& j, const auto& emit) {
-                       for (const auto& gpu : j.gpus) emit(gpu, 1.0);
-                     });
-
+                   "gpuid", [](const JobSample& j, const auto& emit) {
+                     for (const auto& gpu : j.gpus) emit(gpu, 1.0);
+                   });
 
   out.family("jobs_info", "Owner of the job; always 1", MetricType::Gauge);
   for (const auto& job : jobs) out.job_info(job);
@@ -83,27 +79,25 @@ void emit_families(const std::vector<JobSample>& jobs, const SelfMetrics& self, 
     return j.cpus.empty() ? std::nullopt : std::optional<double>(static_cast<double>(j.cpus.size()));
   });
   per_job("jobs_memory_limit_mb", "Memory limit of the job's cgroup in MiB",
-            [](const JobSample& j) { return j.memory_limit_mib; });
+          [](const JobSample& j) { return j.memory_limit_mib; });
   per_job("jobs_memory_peak_mb", "Peak memory use of the job's cgroup in MiB, page cache included",
-            [](const JobSample& j) { return j.memory_peak_mib; });
+          [](const JobSample& j) { return j.memory_peak_mib; });
   per_job("jobs_memory_anon_mb", "Anonymous memory of the job in MiB (heap, stacks)",
-            [](const JobSample& j) { return j.anon_mib; });
+          [](const JobSample& j) { return j.anon_mib; });
   per_job("jobs_memory_shmem_mb", "Shared memory and tmpfs of the job in MiB",
-            [](const JobSample& j) { return j.shmem_mib; });
+          [](const JobSample& j) { return j.shmem_mib; });
   per_job("jobs_memory_file_mb", "Page cache of the job in MiB (reclaimable; shmem not included)",
-            [](const JobSample& j) { return j.file_mib; });
+          [](const JobSample& j) { return j.file_mib; });
   per_job("jobs_memory_kernel_mb", "Kernel memory charged to the job in MiB",
-            [](const JobSample& j) { return j.kernel_mib; });
-  per_job("jobs_memory_swap_mb", "Memory of the job swapped out, MiB",
-            [](const JobSample& j) { return j.swap_mib; });
+          [](const JobSample& j) { return j.kernel_mib; });
+  per_job("jobs_memory_swap_mb", "Memory of the job swapped out, MiB", [](const JobSample& j) { return j.swap_mib; });
   per_job("jobs_memory_usage_mb", "Memory the job's limit counts, MiB (v1 memory.usage_in_bytes, v2 memory.current)",
           [](const JobSample& j) { return j.usage_mib; });
 
-
   out.family("petricore_collect_duration_seconds", "Wall time of the last collection pass", MetricType::Gauge);
   out.instance(self.collect_duration_seconds);
-  out.family("petricore_collect_errors_total", "Errors met while collecting, by source; the collector skips and goes on",
-             MetricType::Counter);
+  out.family("petricore_collect_errors_total",
+             "Errors met while collecting, by source; the collector skips and goes on", MetricType::Counter);
   for (const auto& [source, n] : self.errors_by_source) out.instance(static_cast<double>(n), "source", source);
   out.family("petricore_jobs", "Jobs running on this node (ended jobs still exported not counted)", MetricType::Gauge);
   out.instance(static_cast<double>(self.running_jobs.value_or(jobs.size())));
@@ -143,9 +137,9 @@ class SnapshotOut {
   }
 
   Snapshot take() {
-    families_.erase(std::remove_if(families_.begin(), families_.end(),
-                                   [](const MetricFamily& f) { return f.metric.empty(); }),
-                    families_.end());
+    families_.erase(
+        std::remove_if(families_.begin(), families_.end(), [](const MetricFamily& f) { return f.metric.empty(); }),
+        families_.end());
     return std::move(families_);
   }
 

@@ -124,7 +124,7 @@ std::size_t sample_lines(const std::string& text) {
 
 struct PassResult {
   std::size_t jobs = 0, processes = 0, threads = 0, open_files = 0, series = 0, text_bytes = 0;
-  Cpu total, sample, render;  // the parts when split
+  Cpu total, sample, render;                                 // the parts when split
   std::shared_ptr<const pc::Exposition::Families> families;  // kept when asked: what a pull scrape builds from
 };
 
@@ -396,7 +396,7 @@ class Baseline {
 struct Options {
   std::string mode;
   int passes = 20, warmup = 2, cycles = 1000;
-  std::string only;  // "", "sampler", "baseline"
+  std::string only;   // "", "sampler", "baseline"
   bool watch = true;  // false: full passes only (to count their system calls)
   std::string cgroup_root = "/sys/fs/cgroup", proc_root = "/proc";
   std::string worker, root, files;

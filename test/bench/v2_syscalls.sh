@@ -61,6 +61,12 @@ case ${MODE:-strace} in
     "$bench" measure --passes 200 --warmup 2 --no-watch --cgroup-root "$T" 2>/dev/null |
       grep -E "CPU ms|pass|baseline|ratio"
     exit 0 ;;
+  faults)  # minor page faults of the petricore side, 20 and 400 passes
+    for n in 20 400; do
+      /usr/bin/time -f "$n passes: %R minor faults" "$bench" measure --passes "$n" --warmup 2 --only sampler \
+        --no-watch --cgroup-root "$T" 2>&1 >/dev/null | grep 'minor faults'
+    done
+    exit 0 ;;
   callgrind)  # user-space instructions per pass, each side alone
     for side in sampler baseline; do
       valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$W/cg.$side" "$bench" measure --passes "$passes" --warmup 2 \

@@ -159,9 +159,11 @@ namespace {
 
 std::vector<std::string> subdirectories_of(int fd, bool rewind) {
   std::vector<std::string> names;
-  REQUIRE(list_directory(
-      fd, [&](std::string_view name, bool is_directory) { if (is_directory) names.emplace_back(name); },
-      {rewind, true}));
+  REQUIRE(list_directory(fd,
+                         [&](std::string_view name, bool is_directory) {
+                           if (is_directory) names.emplace_back(name);
+                         },
+                         {rewind, true}));
   return names;
 }
 

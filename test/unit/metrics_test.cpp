@@ -1,8 +1,8 @@
 // The two renderings of a pass's metrics (metrics.hpp): the text written
 // straight from the samples must be, byte for byte, what prometheus-cpp's
 // families give through serialize_text, for every family, label and value.
-#include "collect/exposition.hpp"
 #include "collect/metrics.hpp"
+#include "collect/exposition.hpp"
 
 #include "catch.hpp"
 

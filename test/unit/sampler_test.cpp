@@ -1068,7 +1068,8 @@ TEST_CASE("on a real cgroup v2 hierarchy, a job's cgroups made anew under the sa
     std::vector<fs::path> dirs{job};
     for (const auto& entry : fs::recursive_directory_iterator(job))
       if (entry.is_directory()) dirs.push_back(entry.path());
-    std::sort(dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) { return a.native().size() > b.native().size(); });
+    std::sort(dirs.begin(), dirs.end(),
+              [](const fs::path& a, const fs::path& b) { return a.native().size() > b.native().size(); });
     for (const auto& d : dirs) REQUIRE(::rmdir(d.c_str()) == 0);
   };
   make_job(1);
