@@ -73,6 +73,8 @@ void emit_families(const std::vector<JobSample>& jobs, const SelfMetrics& self, 
                      for (const auto& gpu : j.gpus) emit(gpu, 1.0);
                    });
 
+  // user, uid, account and, only for a job whose cgroup is named by its
+  // SLUID, sluid: the series of other jobs stay what they were.
   out.family("jobs_info", "Owner of the job; always 1", MetricType::Gauge);
   for (const auto& job : jobs) out.job_info(job);
   per_job("jobs_cpus_allocated", "CPUs in the job's cpuset", [](const JobSample& j) {
@@ -103,9 +105,7 @@ void emit_families(const std::vector<JobSample>& jobs, const SelfMetrics& self, 
   out.instance(static_cast<double>(self.running_jobs.value_or(jobs.size())));
 }
 
-// jobs_info's labels after instance and slurm_job. Only a job whose cgroup is
-// named by its SLUID has the sluid label: the series of other jobs stay what
-// they were.
+// jobs_info's uid label: empty while the job's owner is unknown.
 std::string uid_label(const JobSample& job) {
   return job.uid ? std::to_string(*job.uid) : std::string{};
 }
