@@ -24,6 +24,17 @@ ListOptions only_directories(ListOptions listing) {
   listing.directories_only = true;
   return listing;
 }
+
+// The child cgroups of `dir`, but v2's `slurm/` leaves when `skip_slurm_leaves`.
+std::vector<std::string> child_cgroups(const HeldFiles::CgroupDir& dir, bool skip_slurm_leaves, ListOptions listing) {
+  std::vector<std::string> children;
+  list_directory(dir.fd,
+                 [&](std::string_view child, bool) {
+                   if (!(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
+                 },
+                 {dir.held, listing.short_read_ends, true});
+  return children;
+}
 }  // namespace
 
 CgroupReader::CgroupReader(UniqueFd root, ErrorCounter& errors)
@@ -81,11 +92,7 @@ std::vector<std::string> CgroupReader::child_directories(const std::string& dir)
   auto fd = open_directory_at(root_.get(), dir.c_str());
   if (!fd) return names;
   list_directory(
-      fd->get(),
-      [&](std::string_view name, bool is_directory) {
-        if (is_directory) names.emplace_back(name);
-      },
-      only_directories(listing_of(dir)));
+      fd->get(), [&](std::string_view name, bool) { names.emplace_back(name); }, only_directories(listing_of(dir)));
   return names;
 }
 
@@ -214,13 +221,7 @@ bool CgroupReader::collect_processes(int parent_fd, const char* name, const std:
     complete = false;
   }
   if (depth >= kMaxProcessDepth) return complete;
-  std::vector<std::string> children;
-  list_directory(dir.fd,
-                 [&](std::string_view child, bool is_directory) {
-                   if (is_directory && !(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
-                 },
-                 {dir.held, listing.short_read_ends, true});
-  for (const auto& child : children)
+  for (const auto& child : child_cgroups(dir, skip_slurm_leaves, listing))
     complete = collect_processes(dir.fd, child.c_str(), path + "/" + child, in_extern || child == "step_extern",
                                  skip_slurm_leaves, depth + 1, listing, out) &&
                complete;
@@ -257,13 +258,7 @@ bool CgroupReader::any_process(int parent_fd, const char* name, const std::strin
     return true;
   }
   if (depth >= kMaxProcessDepth) return false;
-  std::vector<std::string> children;
-  list_directory(dir.fd,
-                 [&](std::string_view child, bool is_directory) {
-                   if (is_directory && !(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
-                 },
-                 {dir.held, listing.short_read_ends, true});
-  for (const auto& child : children)
+  for (const auto& child : child_cgroups(dir, skip_slurm_leaves, listing))
     if (any_process(dir.fd, child.c_str(), path + "/" + child, skip_slurm_leaves, depth + 1, listing)) return true;
   return false;
 }

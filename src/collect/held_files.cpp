@@ -158,16 +158,15 @@ HeldFiles::CgroupDir HeldFiles::read_cgroup(int parent_fd, const char* name, con
 }
 
 void HeldFiles::sweep() {
-  for (auto it = entries_.begin(); it != entries_.end();) {
-    auto next = std::next(it);
-    if (it->second.used_in != period_) drop(it);
-    it = next;
-  }
-  for (auto it = cgroups_.begin(); it != cgroups_.end();) {
-    auto next = std::next(it);
-    if (it->second.used_in != period_) drop(it);
-    it = next;
-  }
+  auto sweep_map = [this](auto& map) {
+    for (auto it = map.begin(); it != map.end();) {
+      auto next = std::next(it);
+      if (it->second.used_in != period_) drop(it);
+      it = next;
+    }
+  };
+  sweep_map(entries_);
+  sweep_map(cgroups_);
   ++period_;
 }
 

@@ -47,11 +47,7 @@ std::vector<std::string> subdirectories(int dirfd, ListOptions listing) {
   std::vector<std::string> names;
   listing.directories_only = true;
   list_directory(
-      dirfd,
-      [&](std::string_view name, bool is_directory) {
-        if (is_directory) names.emplace_back(name);
-      },
-      listing);
+      dirfd, [&](std::string_view name, bool) { names.emplace_back(name); }, listing);
   return names;
 }
 
