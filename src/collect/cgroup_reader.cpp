@@ -25,12 +25,14 @@ ListOptions only_directories(ListOptions listing) {
   return listing;
 }
 
-// The child cgroups of `dir`, but v2's `slurm/` leaves when `skip_slurm_leaves`.
-std::vector<std::string> child_cgroups(const HeldFiles::CgroupDir& dir, bool skip_slurm_leaves, ListOptions listing) {
+// The child cgroups of `dir`, but v2's `slurm/` leaves when `skip_slurm_leaves`
+// (they are listed when `keep_slurm_leaves`, for a tree's record).
+std::vector<std::string> child_cgroups(const HeldFiles::CgroupDir& dir, bool skip_slurm_leaves, ListOptions listing,
+                                       bool keep_slurm_leaves = false) {
   std::vector<std::string> children;
   list_directory(dir.fd,
                  [&](std::string_view child, bool) {
-                   if (!(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
+                   if (keep_slurm_leaves || !(skip_slurm_leaves && child == "slurm")) children.emplace_back(child);
                  },
                  {dir.held, listing.short_read_ends, true});
   return children;
@@ -202,11 +204,24 @@ std::optional<std::vector<int>> CgroupReader::cpuset(const JobCgroups& job) {
   return cpus;
 }
 
+void CgroupReader::end_pass() {
+  for (auto it = trees_.begin(); it != trees_.end();) it = it->second.used_in == pass_ ? std::next(it) : trees_.erase(it);
+  ++pass_;
+  held_.sweep();
+}
+
 bool CgroupReader::collect_processes(int parent_fd, const char* name, const std::string& path, bool in_extern,
                                      bool skip_slurm_leaves, int depth, ListOptions listing,
-                                     std::vector<ProcessRef>& out) {
+                                     std::vector<ProcessRef>& out, Record& record) {
   HeldFiles::CgroupDir dir = held_.read_cgroup(parent_fd, name, path, buffer_);
-  if (dir.fd < 0) return true;  // removed meanwhile (the job ended)
+  if (dir.fd < 0) {
+    record.all_held = false;
+    return true;  // removed meanwhile (the job ended)
+  }
+  if (record.known) {
+    record.known->push_back({path, in_extern, true});
+    record.all_held = record.all_held && dir.holding;
+  }
   bool complete = true;
   if (dir.procs.status == ReadStatus::Ok) {
     if (auto pids = parse_pid_list(buffer_)) {
@@ -220,12 +235,39 @@ bool CgroupReader::collect_processes(int parent_fd, const char* name, const std:
                   "cannot read " + path + "/cgroup.procs: " + describe(dir.procs));
     complete = false;
   }
-  if (depth >= kMaxProcessDepth) return complete;
-  for (const auto& child : child_cgroups(dir, skip_slurm_leaves, listing))
-    complete = collect_processes(dir.fd, child.c_str(), path + "/" + child, in_extern || child == "step_extern",
-                                 skip_slurm_leaves, depth + 1, listing, out) &&
+  if (depth >= kMaxProcessDepth) {
+    record.all_held = false;  // what is below is not known: the tree is walked each pass
+    return complete;
+  }
+  for (const auto& child : child_cgroups(dir, skip_slurm_leaves, listing, record.known != nullptr)) {
+    std::string child_path = path + "/" + child;
+    if (skip_slurm_leaves && child == "slurm") {
+      // Slurm's own slurmstepd: held only to be seen alive in the next passes.
+      HeldFiles::CgroupDir leaf = held_.read_cgroup(dir.fd, child.c_str(), child_path, buffer_);
+      record.known->push_back({std::move(child_path), in_extern, false});
+      record.all_held = record.all_held && leaf.holding;
+      continue;
+    }
+    complete = collect_processes(dir.fd, child.c_str(), child_path, in_extern || child == "step_extern",
+                                 skip_slurm_leaves, depth + 1, listing, out, record) &&
                complete;
+  }
   return complete;
+}
+
+bool CgroupReader::reread_tree(const std::string& dir, const KnownTree& tree, std::vector<ProcessRef>& out) {
+  path_.assign(dir).append("/cgroup.stat");
+  if (held_.read(root_.get(), path_, buffer_, Records::One).status != ReadStatus::Ok) return false;
+  std::optional<std::uint64_t> descendants = parse_cgroup_descendants(buffer_);
+  if (!descendants || *descendants + 1 != tree.cgroups.size()) return false;
+  for (const KnownCgroup& cgroup : tree.cgroups) {
+    if (held_.reread_cgroup(cgroup.path, buffer_).status != ReadStatus::Ok) return false;
+    if (!cgroup.counted) continue;
+    std::optional<std::vector<int>> pids = parse_pid_list(buffer_);
+    if (!pids) return false;  // the walk counts it
+    for (int pid : *pids) out.push_back({pid, cgroup.in_extern});
+  }
+  return true;
 }
 
 bool CgroupReader::processes(const JobCgroups& job, std::vector<ProcessRef>& result) {
@@ -234,8 +276,26 @@ bool CgroupReader::processes(const JobCgroups& job, std::vector<ProcessRef>& res
   // v2: a step's `slurm/` leaf holds only its slurmstepd, never one of the
   // job's processes, so it is not even listed (v1 has no such leaf; its
   // slurmstepds, wherever they sit, are left out by name).
-  bool complete = collect_processes(root_.get(), job.process_dir.c_str(), job.process_dir, false,
-                                    job.version == CgroupVersion::V2, 0, listing_of(job.process_dir), result);
+  const bool v2 = job.version == CgroupVersion::V2;
+  bool complete = true;
+  auto tree = v2 ? trees_.find(job.process_dir) : trees_.end();
+  if (tree != trees_.end() && (tree->second.used_in = pass_, reread_tree(job.process_dir, tree->second, result))) {
+    // the subtree stands as walked
+  } else {
+    result.clear();
+    ++walks_;
+    KnownTree walked;
+    Record record;
+    if (v2) record.known = &walked.cgroups;
+    complete = collect_processes(root_.get(), job.process_dir.c_str(), job.process_dir, false, v2, 0,
+                                 listing_of(job.process_dir), result, record);
+    if (v2 && complete && record.all_held) {
+      walked.used_in = pass_;
+      trees_.insert_or_assign(job.process_dir, std::move(walked));
+    } else if (tree != trees_.end()) {
+      trees_.erase(tree);
+    }
+  }
   // One entry per pid, then batch and numbered steps before the extern step.
   std::sort(result.begin(), result.end(), [](const ProcessRef& a, const ProcessRef& b) { return a.pid < b.pid; });
   result.erase(std::unique(result.begin(), result.end(),

@@ -72,6 +72,12 @@ class CgroupReader {
   // steps before the extern step; on v2 the steps' `slurm/` leaves (Slurm's
   // own slurmstepd) are not looked into. Returns false when some cgroup.procs could
   // not be read, so the list may miss live processes.
+  // On v2 a job's subtree, once walked with every cgroup in it held, is not
+  // listed again while it stands: a pass reads the job's cgroup.stat and the
+  // held cgroup.procs of the cgroups found, and walks again when a read fails
+  // (a cgroup removed) or the count of live descendants is not the number
+  // found (one made). Every cgroup found is alive and they are as many as the
+  // kernel counts, so they are all there are.
   bool processes(const JobCgroups& job, std::vector<ProcessRef>& out);
   // Whether any of the job's cgroups still lists a process, Slurm's own
   // slurmstepd left out where the layout lets it be (v1: the cpuacct
@@ -81,8 +87,11 @@ class CgroupReader {
   // unreadable job is not taken for an ended one.
   bool has_processes(const JobCgroups& job);
   // Closes the held files no job of this pass used.
-  void end_pass() { held_.sweep(); }
+  void end_pass();
   std::size_t held_files() const { return held_.held(); }
+  // Walks of a job's cgroup subtree for its processes so far (a v2 job whose
+  // subtree stands is not walked; see processes()).
+  std::size_t subtree_walks() const { return walks_; }
 
  private:
   enum class Need { Required, Optional };
@@ -94,8 +103,28 @@ class CgroupReader {
   // Returns false when a cgroup.procs was unreadable or malformed.
   // The processes of the cgroup `name` below `parent_fd` (named `path`) and
   // of those below it.
+  // A cgroup of a job's v2 subtree as the last walk found it; `counted`:
+  // false for the steps' `slurm/` leaves (held, read only to see them alive).
+  struct KnownCgroup {
+    std::string path;
+    bool in_extern = false;
+    bool counted = true;
+  };
+  struct KnownTree {
+    std::vector<KnownCgroup> cgroups;  // the job's cgroup first
+    std::uint64_t used_in = 0;         // the pass it was last used in
+  };
+  // The walk of `dir`'s subtree records its cgroups in `known` (nullptr: v1,
+  // no record); `all_held` turns false when one of them is not held.
+  struct Record {
+    std::vector<KnownCgroup>* known = nullptr;
+    bool all_held = true;
+  };
   bool collect_processes(int parent_fd, const char* name, const std::string& path, bool in_extern,
-                         bool skip_slurm_leaves, int depth, ListOptions listing, std::vector<ProcessRef>& out);
+                         bool skip_slurm_leaves, int depth, ListOptions listing, std::vector<ProcessRef>& out,
+                         Record& record);
+  // The processes of a known tree if it still stands (see processes()).
+  bool reread_tree(const std::string& dir, const KnownTree& tree, std::vector<ProcessRef>& out);
   bool any_process(int parent_fd, const char* name, const std::string& path, bool skip_slurm_leaves, int depth,
                    ListOptions listing);
   // How a directory below `path`'s mount (its first component: v1's
@@ -107,6 +136,9 @@ class CgroupReader {
   std::string path_;
   HeldFiles held_;
   std::unordered_map<std::string, ListOptions> listing_by_mount_;
+  std::unordered_map<std::string, KnownTree> trees_;  // by the job's process_dir
+  std::uint64_t pass_ = 0;
+  std::size_t walks_ = 0;
   ReadBuffer buffer_;
   double ticks_per_second_;
 };

@@ -125,7 +125,7 @@ HeldFiles::CgroupDir HeldFiles::read_cgroup(int parent_fd, const char* name, con
       out.procs = pread_whole(known->second.procs.get(), procs, Records::Many);
       if (out.procs.status == ReadStatus::Ok) {
         out.fd = known->second.dir.get();
-        out.held = true;
+        out.held = out.holding = true;
         return out;
       }
       drop(known);  // removed, perhaps made anew: opened afresh below
@@ -154,7 +154,17 @@ HeldFiles::CgroupDir HeldFiles::read_cgroup(int parent_fd, const char* name, con
   entry.dir = std::move(out.fresh);
   entry.procs = std::move(file);
   held_ += 2;
+  out.holding = true;
   return out;
+}
+
+ReadError HeldFiles::reread_cgroup(const std::string& path, ReadBuffer& procs) {
+  auto known = cgroups_.find(path);
+  if (known == cgroups_.end() || !known->second.dir.valid()) return {ReadStatus::Missing, ENOENT};
+  known->second.used_in = period_;
+  ReadError error = pread_whole(known->second.procs.get(), procs, Records::Many);
+  if (error.status != ReadStatus::Ok) drop(known);
+  return error;
 }
 
 void HeldFiles::sweep() {

@@ -58,6 +58,7 @@ class HeldFiles {
     ReadError procs;    // reading cgroup.procs; `Missing` also when the directory is gone
     int fd = -1;        // the directory (-1: gone or unreadable), valid until the next sweep()
     bool held = false;  // listed before: rewind it (list_directory's ListOptions)
+    bool holding = false;  // held from now on: reread_cgroup(path) reads it
     UniqueFd fresh;     // owns fd when it is not held
   };
   // Opens the cgroup directory `name` below `parent_fd` (`path` names it
@@ -70,6 +71,11 @@ class HeldFiles {
   // of openat + read + read + close for the file and openat + getdents64 +
   // close for the directory.
   CgroupDir read_cgroup(int parent_fd, const char* name, const std::string& path, ReadBuffer& procs);
+
+  // Reads the cgroup.procs of the cgroup `path` that read_cgroup holds, and
+  // opens nothing: `Missing` when none is held (or the held one failed and
+  // was dropped: the cgroup was removed).
+  ReadError reread_cgroup(const std::string& path, ReadBuffer& procs);
 
   // Closes what was not used since the previous sweep.
   void sweep();

@@ -281,6 +281,12 @@ std::optional<CpuStat> parse_cpu_stat(std::string_view text) {
   return CpuStat{*v[0], *v[1], *v[2]};
 }
 
+std::optional<std::uint64_t> parse_cgroup_descendants(std::string_view text) {
+  std::array<std::optional<std::uint64_t>, 1> v;
+  if (!read_u64_fields<1>(text, false, {"nr_descendants"}, v)) return std::nullopt;
+  return v[0];
+}
+
 std::optional<MemoryStat> parse_memory_stat(std::string_view text) {
   // v1 local (rss, shmem, ...) and hierarchical (total_*) keys; v2 anon,
   // shmem, file, kernel and the parts of kernel older kernels list alone.

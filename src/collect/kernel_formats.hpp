@@ -52,6 +52,10 @@ struct CpuStat {
 };
 std::optional<CpuStat> parse_cpu_stat(std::string_view text);
 
+// cgroup.stat (v2): the number of live cgroups below this one
+// ("nr_descendants N"; other keys ignored).
+std::optional<std::uint64_t> parse_cgroup_descendants(std::string_view text);
+
 // memory.stat, v1 or v2. v1 hierarchical totals (total_rss, total_shmem, ...)
 // are preferred over the local ones (rss, shmem, ...); v2 has anon, shmem,
 // file and kernel. Returns nullopt when no rss/total_rss/anon key is present;

@@ -460,6 +460,17 @@ TEST_CASE("cpu.stat with the three usage keys and ignored extras") {
   CHECK(throttled->system_usec == 400);
 }
 
+TEST_CASE("cgroup.stat's count of live descendants") {
+  // kernel 6.12 (Debian 13), a Slurm 24.11 job with two steps; newer
+  // kernels add nr_subsys_* keys
+  CHECK(parse_cgroup_descendants("nr_descendants 8\nnr_dying_descendants 1\n") == 8u);
+  CHECK(parse_cgroup_descendants("nr_descendants 0\nnr_dying_descendants 0\nnr_subsys_cpu 1\nnr_subsys_memory 1\n") ==
+        0u);
+  CHECK_FALSE(parse_cgroup_descendants("nr_dying_descendants 0\n"));
+  CHECK_FALSE(parse_cgroup_descendants("nr_descendants x\n"));
+  CHECK_FALSE(parse_cgroup_descendants(""));
+}
+
 TEST_CASE("cpu.stat missing a usage key is malformed") {
   CHECK_FALSE(parse_cpu_stat("usage_usec 1\nuser_usec 1\n"));
   CHECK_FALSE(parse_cpu_stat("usage_usec 1\nsystem_usec 1\n"));
