@@ -282,6 +282,15 @@ std::optional<CpuStat> parse_cpu_stat(std::string_view text) {
 }
 
 std::optional<std::uint64_t> parse_cgroup_descendants(std::string_view text) {
+  // The kernel writes this key first; the file runs on with a line per
+  // controller (6.x), which the general loop would walk through.
+  constexpr std::string_view kKey = "nr_descendants ";
+  if (text.substr(0, kKey.size()) == kKey) {
+    std::string_view rest = text.substr(kKey.size());
+    std::uint64_t value = 0;
+    if (parse_whole(trim_right(rest.substr(0, rest.find('\n'))), value)) return value;
+    return std::nullopt;
+  }
   std::array<std::optional<std::uint64_t>, 1> v;
   if (!read_u64_fields<1>(text, false, {"nr_descendants"}, v)) return std::nullopt;
   return v[0];
