@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <regex>
@@ -62,6 +63,8 @@ struct RootEntry {
 };
 struct RootListing {
   std::vector<RootEntry> entries;
+  // Which listing of a RootListingCache this is (0: not a cached one).
+  std::uint64_t generation = 0;
   // The root's filesystem: cgroup2 on a v2 host, whose directories are then
   // all listed the kernel's way; tmpfs holding v1's controller mounts.
   KernelFilesystem fs = KernelFilesystem::None;
@@ -95,6 +98,36 @@ RootListing root_entries(int root_fd, KernelFilesystem fs) {
                  {true, fresh_listing(root.fs).short_read_ends, false, true});
   return root;
 }
+// The cgroup root's listing, reused for kRelistRoot: the root holds the v1
+// controllers' mounts or the v2 slices and a hybrid host's `unified`, made at
+// boot or by a unit's first start, where jobs come and go in the directories
+// below, which are listed every pass. expire() has the next get() list anew.
+class RootListingCache {
+ public:
+  static constexpr std::chrono::seconds kRelistRoot{30};
+
+  const RootListing& get(int root_fd) const {
+    const auto now = std::chrono::steady_clock::now();
+    if (root_fd != fd_ || expired_ || now - listed_at_ >= kRelistRoot) {
+      listing_ = root_entries(root_fd, fs_.of(root_fd));
+      listing_.generation = ++generation_;
+      fd_ = root_fd;
+      listed_at_ = now;
+      expired_ = false;
+    }
+    return listing_;
+  }
+  void expire() const { expired_ = true; }
+
+ private:
+  RootFilesystem fs_;
+  mutable RootListing listing_;
+  mutable std::uint64_t generation_ = 0;
+  mutable int fd_ = -1;
+  mutable std::chrono::steady_clock::time_point listed_at_;
+  mutable bool expired_ = true;
+};
+
 bool has_entry(const RootListing& root, std::string_view name) {
   return std::any_of(root.entries.begin(), root.entries.end(), [&](const RootEntry& e) { return e.name == name; });
 }
@@ -227,22 +260,32 @@ std::optional<JobCgroups> v2_job(const std::string& scope_path, const std::strin
 class SlurmV2Layout : public Layout {
  public:
   std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
-    return discover_in(root_fd, root_entries(root_fd, root_fs_.of(root_fd)), errors);
+    bool rescan = false;
+    std::vector<JobCgroups> jobs = discover_in(root_fd, root_.get(root_fd), errors, rescan);
+    if (rescan) root_.expire();
+    return jobs;
   }
-  std::vector<JobCgroups> discover_in(int root_fd, const RootListing& top, ErrorCounter& errors) const {
+  // The slurmstepd scopes are looked for in the slices of each new listing
+  // of the root (every pass for an uncached one) and listed every pass.
+  // `rescan` is set when the root should be listed afresh next time: no
+  // scope found yet (slurmd not started), or one gone or unreadable.
+  std::vector<JobCgroups> discover_in(int root_fd, const RootListing& top, ErrorCounter& errors, bool& rescan) const {
+    if (top.generation == 0 || top.generation != scopes_generation_) {
+      scopes_ = find_scopes(root_fd, top, errors, rescan);
+      scopes_generation_ = top.generation;
+    }
+    if (scopes_.empty()) rescan = true;
     std::map<std::string, JobCgroups> jobs;
-    // The unified hierarchy is the root itself on a pure v2 host, and
-    // <root>/unified on a hybrid one. Slurm puts its scopes in the slice
-    // that CgroupSlice names (25.11 on; system.slice before), so every
-    // top-level slice is looked into: a root holds a handful.
-    ListOptions listing = fresh_listing(top.fs);
-    for (const RootEntry& entry : top.entries)
-      if (entry.is_directory && ends_with(entry.name, ".slice")) scan_slice(root_fd, entry.name, listing, jobs, errors);
-    if (has_entry(top, "unified")) {
-      if (auto unified_fd = open_directory_at(root_fd, "unified")) {
-        ListOptions unified = fresh_listing(kernel_filesystem(unified_fd->get()));
-        for (const auto& slice : subdirectories(unified_fd->get(), unified))
-          if (ends_with(slice, ".slice")) scan_slice(root_fd, "unified/" + slice, unified, jobs, errors);
+    for (const Scope& scope : scopes_) {
+      auto scope_fd = open_directory_at(root_fd, scope.path.c_str());
+      if (!scope_fd) {
+        count_unreadable(errors, scope.path);
+        rescan = true;
+        continue;
+      }
+      for (const auto& name : subdirectories(scope_fd->get(), scope.listing)) {
+        auto cg = v2_job(scope.path, name);
+        if (cg && !jobs.count(cg->job_id)) jobs.emplace(cg->job_id, std::move(*cg));
       }
     }
     std::vector<JobCgroups> result;
@@ -251,28 +294,43 @@ class SlurmV2Layout : public Layout {
   }
 
  private:
-  static void scan_slice(int root_fd, const std::string& slice_path, ListOptions listing,
-                         std::map<std::string, JobCgroups>& jobs, ErrorCounter& errors) {
+  struct Scope {
+    std::string path;     // below the root: <slice>/[<node>_]slurmstepd.scope
+    ListOptions listing;  // its filesystem's
+  };
+  // The unified hierarchy is the root itself on a pure v2 host, and
+  // <root>/unified on a hybrid one. Slurm puts its scopes in the slice
+  // that CgroupSlice names (25.11 on; system.slice before), so every
+  // top-level slice is looked into: a root holds a handful.
+  static std::vector<Scope> find_scopes(int root_fd, const RootListing& top, ErrorCounter& errors, bool& rescan) {
+    std::vector<Scope> scopes;
+    ListOptions listing = fresh_listing(top.fs);
+    for (const RootEntry& entry : top.entries)
+      if (entry.is_directory && ends_with(entry.name, ".slice"))
+        scan_slice(root_fd, entry.name, listing, scopes, errors, rescan);
+    if (has_entry(top, "unified")) {
+      if (auto unified_fd = open_directory_at(root_fd, "unified")) {
+        ListOptions unified = fresh_listing(kernel_filesystem(unified_fd->get()));
+        for (const auto& slice : subdirectories(unified_fd->get(), unified))
+          if (ends_with(slice, ".slice")) scan_slice(root_fd, "unified/" + slice, unified, scopes, errors, rescan);
+      }
+    }
+    return scopes;
+  }
+  static void scan_slice(int root_fd, const std::string& slice_path, ListOptions listing, std::vector<Scope>& scopes,
+                         ErrorCounter& errors, bool& rescan) {
     auto slice_fd = open_directory_at(root_fd, slice_path.c_str());
     if (!slice_fd) {
       count_unreadable(errors, slice_path);
+      rescan = true;
       return;
     }
-    for (const auto& scope : subdirectories(slice_fd->get(), listing)) {
-      if (!is_slurmstepd_scope(scope)) continue;
-      std::string scope_path = slice_path + "/" + scope;
-      auto scope_fd = open_directory_at(root_fd, scope_path.c_str());
-      if (!scope_fd) {
-        count_unreadable(errors, scope_path);
-        continue;
-      }
-      for (const auto& name : subdirectories(scope_fd->get(), listing)) {
-        auto cg = v2_job(scope_path, name);
-        if (cg && !jobs.count(cg->job_id)) jobs.emplace(cg->job_id, std::move(*cg));
-      }
-    }
+    for (const auto& scope : subdirectories(slice_fd->get(), listing))
+      if (is_slurmstepd_scope(scope)) scopes.push_back({slice_path + "/" + scope, listing});
   }
-  RootFilesystem root_fs_;
+  RootListingCache root_;
+  mutable std::vector<Scope> scopes_;
+  mutable std::uint64_t scopes_generation_ = 0;
 };
 
 // Both Slurm layouts; a job seen in v1 controllers wins over a v2 twin, since
@@ -280,9 +338,12 @@ class SlurmV2Layout : public Layout {
 class AutoLayout : public Layout {
  public:
   std::vector<JobCgroups> discover(int root_fd, ErrorCounter& errors) const override {
-    RootListing top = root_entries(root_fd, root_fs_.of(root_fd));
+    const RootListing& top = root_.get(root_fd);
+    bool rescan = false;
     std::vector<JobCgroups> result = v1_.discover_in(root_fd, top, errors);
-    std::vector<JobCgroups> v2 = v2_.discover_in(root_fd, top, errors);
+    std::vector<JobCgroups> v2 = v2_.discover_in(root_fd, top, errors, rescan);
+    // A v1 host has no scope: its root is listed every pass, as before.
+    if (rescan) root_.expire();
     for (auto& job : v2) {
       bool known =
           std::any_of(result.begin(), result.end(), [&](const JobCgroups& j) { return j.job_id == job.job_id; });
@@ -294,7 +355,7 @@ class AutoLayout : public Layout {
  private:
   SlurmV1Layout v1_;
   SlurmV2Layout v2_;
-  RootFilesystem root_fs_;
+  RootListingCache root_;
 };
 
 // std::regex has no named groups: rewrite (?<name>..) and (?P<name>..) as

@@ -14,6 +14,9 @@
 //       Steps (step_batch, step_extern, step_0, het step_0+1,
 //       step_interactive) and their leaves (user/task_N, the task_special
 //       of processes pam_slurm_adopt adopted) are all the job's.
+// The v2 scopes are listed every pass; the root and its slices, where the
+// scopes are looked for, every 30 s (a scope is made by slurmd's first start,
+// not per job), and at the next pass when none was found or one went.
 // Hybrid hosts (v1 controllers plus a v2 mount at <root>/unified) are covered
 // because both kinds are searched. Other schedulers: LayoutKind::Pattern with
 // a regular expression over directory paths relative to the cgroup root.

@@ -281,6 +281,35 @@ TEST_CASE("a cgroup root without any scheduler tree has no jobs and no errors", 
   CHECK(discover_in(tmp.path()).empty());
 }
 
+TEST_CASE("v2: jobs in a known scope are found every pass; a scope made or moved is looked for at once", "[layout]") {
+  for (LayoutKind kind : {LayoutKind::Auto, LayoutKind::SlurmV2}) {
+    TempDir tmp;
+    touch(tmp.path() / "system.slice/cron.service/cgroup.procs");
+    auto layout = make_layout(kind);
+    auto root = open_directory(tmp.path().string());
+    REQUIRE(root);
+    ErrorCounter errors;
+    // No scope yet (slurmd not started): the root is looked into each pass.
+    CHECK(layout->discover(root->get(), errors).empty());
+    touch(tmp.path() / "system.slice/slurmstepd.scope/job_1/cgroup.procs");
+    CHECK(ids(layout->discover(root->get(), errors)) == std::vector<std::string>{"1"});
+    // Jobs come and go in the scope, listed every pass.
+    touch(tmp.path() / "system.slice/slurmstepd.scope/job_2/cgroup.procs");
+    CHECK(ids(layout->discover(root->get(), errors)) == std::vector<std::string>{"1", "2"});
+    fs::remove_all(tmp.path() / "system.slice/slurmstepd.scope/job_1");
+    CHECK(ids(layout->discover(root->get(), errors)) == std::vector<std::string>{"2"});
+    // The scope gone (slurmd restarted with another CgroupSlice): that pass
+    // finds none there, the next one the scope in its new slice.
+    fs::create_directories(tmp.path() / "batch.slice");
+    fs::rename(tmp.path() / "system.slice/slurmstepd.scope", tmp.path() / "batch.slice/node1_slurmstepd.scope");
+    CHECK(layout->discover(root->get(), errors).empty());
+    auto moved = layout->discover(root->get(), errors);
+    REQUIRE(ids(moved) == std::vector<std::string>{"2"});
+    CHECK(moved[0].process_dir == "batch.slice/node1_slurmstepd.scope/job_2");
+    CHECK(total_errors(errors) == 0);
+  }
+}
+
 TEST_CASE("pattern layout: cpuacct and memory matches of one job id make one job", "[layout]") {
   auto jobs = discover("pattern", LayoutKind::Pattern, "(cpuacct|memory)/torque/(?<job>[0-9]+)");
   REQUIRE(ids(jobs) == std::vector<std::string>{"9001", "9002"});
