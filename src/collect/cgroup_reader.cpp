@@ -205,7 +205,8 @@ std::optional<std::vector<int>> CgroupReader::cpuset(const JobCgroups& job) {
 }
 
 void CgroupReader::end_pass() {
-  for (auto it = trees_.begin(); it != trees_.end();) it = it->second.used_in == pass_ ? std::next(it) : trees_.erase(it);
+  for (auto it = trees_.begin(); it != trees_.end();)
+    it = it->second.used_in == pass_ ? std::next(it) : trees_.erase(it);
   ++pass_;
   held_.sweep();
 }

@@ -55,11 +55,11 @@ class HeldFiles {
 
   // A cgroup directory, to be listed, and its cgroup.procs, read.
   struct CgroupDir {
-    ReadError procs;    // reading cgroup.procs; `Missing` also when the directory is gone
-    int fd = -1;        // the directory (-1: gone or unreadable), valid until the next sweep()
-    bool held = false;  // listed before: rewind it (list_directory's ListOptions)
+    ReadError procs;       // reading cgroup.procs; `Missing` also when the directory is gone
+    int fd = -1;           // the directory (-1: gone or unreadable), valid until the next sweep()
+    bool held = false;     // listed before: rewind it (list_directory's ListOptions)
     bool holding = false;  // held from now on: reread_cgroup(path) reads it
-    UniqueFd fresh;     // owns fd when it is not held
+    UniqueFd fresh;        // owns fd when it is not held
   };
   // Opens the cgroup directory `name` below `parent_fd` (`path` names it
   // for the next passes) and reads its cgroup.procs into `procs`. On cgroup
