@@ -242,7 +242,7 @@ bool CgroupReader::collect_processes(int parent_fd, const char* name, const std:
   }
   for (const auto& child : child_cgroups(dir, skip_slurm_leaves, listing, record.known != nullptr)) {
     std::string child_path = path + "/" + child;
-    if (skip_slurm_leaves && child == "slurm") {
+    if (record.known && skip_slurm_leaves && child == "slurm") {
       // Slurm's own slurmstepd: held only to be seen alive in the next passes.
       HeldFiles::CgroupDir leaf = held_.read_cgroup(dir.fd, child.c_str(), child_path, buffer_);
       record.known->push_back({std::move(child_path), in_extern, false});
@@ -275,14 +275,18 @@ bool CgroupReader::processes(const JobCgroups& job, std::vector<ProcessRef>& res
   result.clear();
   if (job.process_dir.empty()) return true;
   // v2: a step's `slurm/` leaf holds only its slurmstepd, never one of the
-  // job's processes, so it is not even listed (v1 has no such leaf; its
-  // slurmstepds, wherever they sit, are left out by name).
+  // job's processes, so its pids are not taken (it is held only to see it
+  // alive; v1 has no such leaf: its slurmstepds, wherever they sit, are
+  // left out by name).
   const bool v2 = job.version == CgroupVersion::V2;
   bool complete = true;
   auto tree = v2 ? trees_.find(job.process_dir) : trees_.end();
-  if (tree != trees_.end() && (tree->second.used_in = pass_, reread_tree(job.process_dir, tree->second, result))) {
-    // the subtree stands as walked
-  } else {
+  bool stands = false;
+  if (tree != trees_.end()) {
+    tree->second.used_in = pass_;
+    stands = reread_tree(job.process_dir, tree->second, result);
+  }
+  if (!stands) {
     result.clear();
     ++walks_;
     KnownTree walked;
