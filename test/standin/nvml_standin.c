@@ -1,0 +1,322 @@
+/* A stand-in libnvidia-ml.so.1 for the tests: the NVML calls petricore makes
+ * (src/collect/nvml_api.h, the same ABI), answered from a text file that
+ * describes the devices, their readings, the processes on them and the errors
+ * to return. The file is named by $PETRICORE_NVML_STANDIN and read again
+ * whenever it changed (nvmlInit_v2 and nvmlDeviceGetCount_v2 look), so a test
+ * moves time on by rewriting it. One record per line, `key=value` words, a
+ * value in double quotes may hold spaces, `#` starts a comment:
+ *
+ *   init code=9                          nvmlInit_v2 fails (9: driver not loaded)
+ *   gpu minor=0 uuid=GPU-1 name="NVIDIA A100-SXM4-40GB" memory_total_mib=40960 mig=0
+ *                                        a device, indexed in file order
+ *   sample gpu=0 util=95 memory_util=40 memory_used_mib=2048 power_mw=250000
+ *   process gpu=0 pid=1234 used_mib=2000
+ *   fail gpu=0 call=utilization code=15  that call on that device fails
+ *                                        (calls: handle minor uuid name memory
+ *                                        utilization power processes mig)
+ *   fail call=count code=999             nvmlDeviceGetCount_v2 fails
+ *
+ * A handle of a device that a later version of the file no longer has answers
+ * NVML_ERROR_GPU_IS_LOST, as a GPU that fell off the bus does. Not thread-safe,
+ * as petricore's one sampling thread needs. */
+#include "collect/nvml_api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_GPUS 64
+#define MAX_PROCESSES 256
+#define MAX_FAILS 64
+
+struct nvmlDevice_st {
+  int present;
+  unsigned minor;
+  char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+  char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+  unsigned long long memory_total;
+  unsigned mig;
+  unsigned util, memory_util;
+  unsigned long long memory_used;
+  unsigned power_mw;
+};
+
+struct process {
+  unsigned gpu;
+  unsigned pid;
+  unsigned long long used;
+};
+
+struct fail {
+  int gpu; /* -1: not a device call */
+  char call[16];
+  nvmlReturn_t code;
+};
+
+static struct nvmlDevice_st gpus[MAX_GPUS];
+static unsigned gpu_count;
+static struct process processes[MAX_PROCESSES];
+static unsigned process_count;
+static struct fail fails[MAX_FAILS];
+static unsigned fail_count;
+static nvmlReturn_t init_code;
+static int initialised;
+static struct stat loaded; /* the file as last read */
+
+static const unsigned long long kMiB = 1024ULL * 1024ULL;
+
+/* The next `key=value` word of *line, NUL-terminated in place; 0 at the end. */
+static int next_word(char** line, char** key, char** value) {
+  char* p = *line;
+  while (*p == ' ' || *p == '\t') ++p;
+  if (*p == '\0' || *p == '#' || *p == '\n') return 0;
+  *key = p;
+  while (*p && *p != '=' && *p != ' ' && *p != '\t' && *p != '\n') ++p;
+  if (*p != '=') {
+    *value = p;
+    if (*p) *p++ = '\0';
+    *line = p;
+    return 1;
+  }
+  *p++ = '\0';
+  if (*p == '"') {
+    *value = ++p;
+    while (*p && *p != '"') ++p;
+  } else {
+    *value = p;
+    while (*p && *p != ' ' && *p != '\t' && *p != '\n') ++p;
+  }
+  if (*p) *p++ = '\0';
+  *line = p;
+  return 1;
+}
+
+static void copy_text(char* to, size_t room, const char* from) {
+  snprintf(to, room, "%s", from);
+}
+
+static void load(const char* path) {
+  FILE* file = fopen(path, "r");
+  if (file == NULL) return; /* keeps what it had */
+  for (unsigned i = 0; i < MAX_GPUS; ++i) gpus[i].present = 0;
+  gpu_count = process_count = fail_count = 0;
+  init_code = NVML_SUCCESS;
+  char buffer[1024];
+  while (fgets(buffer, sizeof buffer, file) != NULL) {
+    char* line = buffer;
+    char *record, *key, *value;
+    if (!next_word(&line, &record, &value)) continue;
+    if (strcmp(record, "gpu") == 0 && gpu_count < MAX_GPUS) {
+      struct nvmlDevice_st* gpu = &gpus[gpu_count++];
+      memset(gpu, 0, sizeof *gpu);
+      gpu->present = 1;
+      while (next_word(&line, &key, &value)) {
+        if (strcmp(key, "minor") == 0) gpu->minor = (unsigned)strtoul(value, NULL, 10);
+        if (strcmp(key, "uuid") == 0) copy_text(gpu->uuid, sizeof gpu->uuid, value);
+        if (strcmp(key, "name") == 0) copy_text(gpu->name, sizeof gpu->name, value);
+        if (strcmp(key, "memory_total_mib") == 0) gpu->memory_total = strtoull(value, NULL, 10) * kMiB;
+        if (strcmp(key, "mig") == 0) gpu->mig = (unsigned)strtoul(value, NULL, 10);
+      }
+    } else if (strcmp(record, "sample") == 0) {
+      struct nvmlDevice_st sample;
+      int gpu = -1;
+      memset(&sample, 0, sizeof sample);
+      while (next_word(&line, &key, &value)) {
+        if (strcmp(key, "gpu") == 0) gpu = atoi(value);
+        if (strcmp(key, "util") == 0) sample.util = (unsigned)strtoul(value, NULL, 10);
+        if (strcmp(key, "memory_util") == 0) sample.memory_util = (unsigned)strtoul(value, NULL, 10);
+        if (strcmp(key, "memory_used_mib") == 0) sample.memory_used = strtoull(value, NULL, 10) * kMiB;
+        if (strcmp(key, "power_mw") == 0) sample.power_mw = (unsigned)strtoul(value, NULL, 10);
+      }
+      if (gpu >= 0 && (unsigned)gpu < gpu_count) {
+        gpus[gpu].util = sample.util;
+        gpus[gpu].memory_util = sample.memory_util;
+        gpus[gpu].memory_used = sample.memory_used;
+        gpus[gpu].power_mw = sample.power_mw;
+      }
+    } else if (strcmp(record, "process") == 0 && process_count < MAX_PROCESSES) {
+      struct process* p = &processes[process_count++];
+      memset(p, 0, sizeof *p);
+      while (next_word(&line, &key, &value)) {
+        if (strcmp(key, "gpu") == 0) p->gpu = (unsigned)strtoul(value, NULL, 10);
+        if (strcmp(key, "pid") == 0) p->pid = (unsigned)strtoul(value, NULL, 10);
+        if (strcmp(key, "used_mib") == 0) p->used = strtoull(value, NULL, 10) * kMiB;
+      }
+    } else if (strcmp(record, "fail") == 0 && fail_count < MAX_FAILS) {
+      struct fail* f = &fails[fail_count++];
+      f->gpu = -1;
+      f->call[0] = '\0';
+      f->code = NVML_ERROR_UNKNOWN;
+      while (next_word(&line, &key, &value)) {
+        if (strcmp(key, "gpu") == 0) f->gpu = atoi(value);
+        if (strcmp(key, "call") == 0) copy_text(f->call, sizeof f->call, value);
+        if (strcmp(key, "code") == 0) f->code = (nvmlReturn_t)atoi(value);
+      }
+    } else if (strcmp(record, "init") == 0) {
+      while (next_word(&line, &key, &value))
+        if (strcmp(key, "code") == 0) init_code = (nvmlReturn_t)atoi(value);
+    }
+  }
+  fclose(file);
+}
+
+/* Reads the file again when it changed since it was last read. */
+static void refresh(void) {
+  const char* path = getenv("PETRICORE_NVML_STANDIN");
+  struct stat now;
+  if (path == NULL || stat(path, &now) != 0) return;
+  if (now.st_ino == loaded.st_ino && now.st_size == loaded.st_size && now.st_mtim.tv_sec == loaded.st_mtim.tv_sec &&
+      now.st_mtim.tv_nsec == loaded.st_mtim.tv_nsec)
+    return;
+  loaded = now;
+  load(path);
+}
+
+static nvmlReturn_t failure(int gpu, const char* call) {
+  for (unsigned i = 0; i < fail_count; ++i)
+    if (fails[i].gpu == gpu && strcmp(fails[i].call, call) == 0) return fails[i].code;
+  return NVML_SUCCESS;
+}
+
+/* NVML_SUCCESS when `device` is a device of the file now and `call` is not
+ * set to fail on it. */
+static nvmlReturn_t check(nvmlDevice_t device, const char* call) {
+  if (!initialised) return NVML_ERROR_UNINITIALIZED;
+  if (device < gpus || device >= gpus + MAX_GPUS) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!device->present || (unsigned)(device - gpus) >= gpu_count) return NVML_ERROR_GPU_IS_LOST;
+  return failure((int)(device - gpus), call);
+}
+
+nvmlReturn_t nvmlInit_v2(void) {
+  memset(&loaded, 0, sizeof loaded);
+  refresh();
+  if (getenv("PETRICORE_NVML_STANDIN") == NULL) return NVML_ERROR_DRIVER_NOT_LOADED;
+  if (init_code != NVML_SUCCESS) return init_code;
+  initialised = 1;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlShutdown(void) {
+  if (!initialised) return NVML_ERROR_UNINITIALIZED;
+  initialised = 0;
+  return NVML_SUCCESS;
+}
+
+const char* nvmlErrorString(nvmlReturn_t result) {
+  switch (result) {
+    case NVML_SUCCESS:
+      return "Success";
+    case NVML_ERROR_UNINITIALIZED:
+      return "Uninitialized";
+    case NVML_ERROR_INVALID_ARGUMENT:
+      return "Invalid Argument";
+    case NVML_ERROR_NOT_SUPPORTED:
+      return "Not Supported";
+    case NVML_ERROR_NO_PERMISSION:
+      return "Insufficient Permissions";
+    case NVML_ERROR_INSUFFICIENT_SIZE:
+      return "Insufficient Size";
+    case NVML_ERROR_DRIVER_NOT_LOADED:
+      return "Driver Not Loaded";
+    case NVML_ERROR_GPU_IS_LOST:
+      return "GPU is lost";
+    case NVML_ERROR_NO_DATA:
+      return "No data";
+    default:
+      return "Unknown Error";
+  }
+}
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* deviceCount) {
+  if (!initialised) return NVML_ERROR_UNINITIALIZED;
+  if (deviceCount == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  refresh();
+  nvmlReturn_t code = failure(-1, "count");
+  if (code != NVML_SUCCESS) return code;
+  *deviceCount = gpu_count;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
+  if (!initialised) return NVML_ERROR_UNINITIALIZED;
+  if (device == NULL || index >= gpu_count) return NVML_ERROR_INVALID_ARGUMENT;
+  nvmlReturn_t code = failure((int)index, "handle");
+  if (code != NVML_SUCCESS) return code;
+  *device = &gpus[index];
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int* minorNumber) {
+  nvmlReturn_t code = check(device, "minor");
+  if (code == NVML_SUCCESS) *minorNumber = device->minor;
+  return code;
+}
+
+static nvmlReturn_t text(nvmlDevice_t device, const char* call, const char* value, char* out, unsigned length) {
+  nvmlReturn_t code = check(device, call);
+  if (code != NVML_SUCCESS) return code;
+  if (out == NULL || strlen(value) + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
+  memcpy(out, value, strlen(value) + 1);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) {
+  return text(device, "uuid", device ? device->uuid : "", uuid, length);
+}
+
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length) {
+  return text(device, "name", device ? device->name : "", name, length);
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {
+  nvmlReturn_t code = check(device, "memory");
+  if (code != NVML_SUCCESS) return code;
+  memory->total = device->memory_total;
+  memory->used = device->memory_used;
+  memory->free = device->memory_total > device->memory_used ? device->memory_total - device->memory_used : 0;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t* utilization) {
+  nvmlReturn_t code = check(device, "utilization");
+  if (code != NVML_SUCCESS) return code;
+  if (device->mig == NVML_DEVICE_MIG_ENABLE) return NVML_ERROR_NOT_SUPPORTED; /* as the driver with MIG on */
+  utilization->gpu = device->util;
+  utilization->memory = device->memory_util;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) {
+  nvmlReturn_t code = check(device, "power");
+  if (code == NVML_SUCCESS) *power = device->power_mw;
+  return code;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount,
+                                                     nvmlProcessInfo_t* infos) {
+  nvmlReturn_t code = check(device, "processes");
+  if (code != NVML_SUCCESS) return code;
+  if (infoCount == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned gpu = (unsigned)(device - gpus), found = 0;
+  for (unsigned i = 0; i < process_count; ++i) {
+    if (processes[i].gpu != gpu) continue;
+    if (infos != NULL && found < *infoCount) {
+      infos[found].pid = processes[i].pid;
+      infos[found].usedGpuMemory = processes[i].used;
+      infos[found].gpuInstanceId = 0xFFFFFFFFu;
+      infos[found].computeInstanceId = 0xFFFFFFFFu;
+    }
+    ++found;
+  }
+  code = found > *infoCount ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+  *infoCount = found;
+  return code;
+}
+
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* currentMode, unsigned int* pendingMode) {
+  nvmlReturn_t code = check(device, "mig");
+  if (code != NVML_SUCCESS) return code;
+  *currentMode = *pendingMode = device->mig;
+  return NVML_SUCCESS;
+}
