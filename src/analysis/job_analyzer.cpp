@@ -21,7 +21,9 @@
 
 // Requests per job: the accounting source's (none for sacct and the DB view,
 // two for Prometheus's jobs_info), one range query for every jobs_* series
-// of the job, and one more for GPU utilisation only when the job had GPUs.
+// of the job, and one more for another exporter's GPU utilisation only when
+// the job had GPUs and petricore's own jobs_gpu_utilization_percent is
+// missing (nodes whose collector has no GPU library, older collectors).
 
 namespace petricore::analysis {
 
@@ -197,7 +199,7 @@ Result<JobReport> JobAnalyzer::analyze(const JobRecord& job, const Start& start,
     }
 
     auto gpus = by_metric.find("jobs_gpus_used");
-    if (gpus != by_metric.end()) {
+    if (gpus != by_metric.end() && by_metric.count("jobs_gpu_utilization_percent") == 0) {
       auto utilization = gpu_series(series_, options_, gpus_of(gpus->second), w);
       if (!utilization) return utilization.error();
       gpu_utilization = std::move(utilization.value());

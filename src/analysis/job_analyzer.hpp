@@ -1,6 +1,7 @@
 // One job's analysis from its sources: the accounting record, then its jobs_*
 // series in as few Prometheus requests as possible (one range query over all
-// jobs_* series of the job, one for GPU utilisation when it has GPUs), then
+// jobs_* series of the job, one for another exporter's GPU utilisation when
+// it has GPUs but no jobs_gpu_utilization_percent of petricore's own), then
 // the aggregates and the findings. serve and report both call this.
 #pragma once
 
@@ -32,8 +33,10 @@ struct AnalyzerOptions {
   // end, scraped up to one scrape interval later. Negative: the default,
   // 2 x min_step_seconds and at least 30 s.
   double after_end_seconds = -1;
-  // GPU utilisation series: metric name and the labels that carry the node
-  // and the GPU index (the original's nvidia exporter; DCGM also accepted).
+  // Another exporter's GPU utilisation series, read for jobs without
+  // petricore's own jobs_gpu_utilization_percent: metric name and the labels
+  // that carry the node and the GPU index (the original's nvidia exporter;
+  // DCGM also accepted).
   std::string gpu_utilization_metric = "utilization_gpu";
   std::string gpu_instance_label = "instance";
   std::string gpu_index_label = "gpu";

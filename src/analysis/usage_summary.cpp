@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <utility>
 
@@ -248,6 +249,141 @@ bool any_sample_set(const std::vector<Series>& series) {
   return false;
 }
 
+// GPU numbers order as numbers, and a MIG instance "<gpu>/<gi>" right after
+// its GPU: "2" < "2/1" < "2/13" < "10".
+bool gpu_id_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  for (;;) {
+    std::size_t end_a = std::min(a.find('/', i), a.size()), end_b = std::min(b.find('/', j), b.size());
+    std::string part_a = a.substr(i, end_a - i), part_b = b.substr(j, end_b - j);
+    if (part_a != part_b) return numeric_less(part_a, part_b);
+    bool a_done = end_a == a.size(), b_done = end_b == b.size();
+    if (a_done || b_done) return a_done && !b_done;
+    i = end_a + 1;
+    j = end_b + 1;
+  }
+}
+
+// A GPU of the job: its node and its number.
+using GpuKey = std::pair<std::string, std::string>;
+struct GpuKeyLess {
+  bool operator()(const GpuKey& a, const GpuKey& b) const {
+    if (a.first != b.first) return a.first < b.first;
+    return gpu_id_less(a.second, b.second);
+  }
+};
+
+// The series of each GPU: `id_label` names the GPU's number (petricore's
+// own series: gpuid; another exporter's, as the analyzer rewrote it: gpu).
+std::map<GpuKey, std::vector<const Series*>, GpuKeyLess> per_gpu(const std::vector<Series>& series,
+                                                                 const char* id_label) {
+  std::map<GpuKey, std::vector<const Series*>, GpuKeyLess> out;
+  for (const Series& s : series)
+    if (!s.label(id_label).empty()) out[{s.label("instance"), s.label(id_label)}].push_back(&s);
+  return out;
+}
+
+// The mean and the max over the finite samples of one GPU's series.
+struct SampleStats {
+  std::optional<double> mean;
+  std::optional<double> max;
+};
+SampleStats stats_of(const std::vector<const Series*>& series) {
+  double sum = 0;
+  std::size_t count = 0;
+  SampleStats stats;
+  for (const Series* s : series) {
+    for (const Sample& sample : s->samples) {
+      if (!std::isfinite(sample.value)) continue;
+      sum += sample.value;
+      ++count;
+      if (!stats.max || sample.value > *stats.max) stats.max = sample.value;
+    }
+  }
+  if (count > 0) stats.mean = sum / static_cast<double>(count);
+  return stats;
+}
+
+// The time integral of `values` (per instant, in ms) in value × seconds, by
+// trapezoids between consecutive instants, each instant clamped into
+// [from, to] (ms): the final reading scraped after the job's end adds no
+// time. Absent with fewer than two instants: one reading spans no time.
+std::optional<double> integral(const std::map<std::int64_t, double>& values, std::int64_t from, std::int64_t to) {
+  if (values.size() < 2) return std::nullopt;
+  double sum = 0;
+  auto previous = values.begin();
+  for (auto it = std::next(values.begin()); it != values.end(); previous = it++) {
+    std::int64_t t0 = std::clamp(previous->first, from, to), t1 = std::clamp(it->first, from, to);
+    sum += (previous->second + it->second) / 2 * static_cast<double>(t1 - t0) / 1000.0;
+  }
+  return sum;
+}
+
+// The per-GPU figures and the job's GPU aggregates. Utilisation comes from
+// petricore's jobs_gpu_utilization_percent where the job has it, else from
+// another exporter's series (`external`, moved into the usage for the
+// charts); memory and power from petricore's series only.
+void summarize_gpus(JobUsage& usage, const std::map<std::string, std::vector<Series>>& series,
+                    std::optional<std::vector<Series>> external) {
+  const std::vector<Series>& own = series_of(series, "jobs_gpu_utilization_percent");
+  if (own.empty() && external) usage.gpu_utilization_series = std::move(*external);
+  const bool use_own = !own.empty();
+  const std::vector<Series>& utilization = use_own ? own : usage.gpu_utilization_series;
+
+  std::map<GpuKey, model::GpuUsage, GpuKeyLess> devices;
+  auto device = [&](const GpuKey& key) -> model::GpuUsage& {
+    auto [it, inserted] = devices.try_emplace(key);
+    if (inserted) {
+      it->second.node = key.first;
+      it->second.gpuid = key.second;
+    }
+    return it->second;
+  };
+  for (const auto& [key, of_gpu] : per_gpu(utilization, use_own ? "gpuid" : "gpu")) {
+    SampleStats stats = stats_of(of_gpu);
+    if (!stats.mean) continue;
+    device(key).utilization_mean = stats.mean;
+    device(key).utilization_max = stats.max;
+  }
+  // Memory used: each GPU's peak; its size is constant, so its max is it.
+  struct Figure {
+    const char* metric;
+    std::optional<double> model::GpuUsage::*member;
+    bool mean;  // else the max
+  };
+  const Figure figures[] = {{"jobs_gpu_memory_used_mb", &model::GpuUsage::memory_peak_mb, false},
+                            {"jobs_gpu_memory_total_mb", &model::GpuUsage::memory_total_mb, false},
+                            {"jobs_gpu_power_watts", &model::GpuUsage::power_mean_w, true}};
+  for (const Figure& figure : figures) {
+    for (const auto& [key, of_gpu] : per_gpu(series_of(series, figure.metric), "gpuid")) {
+      SampleStats stats = stats_of(of_gpu);
+      if (stats.mean) device(key).*figure.member = figure.mean ? stats.mean : stats.max;
+    }
+  }
+
+  double mean_sum = 0;
+  int measured = 0;
+  for (auto& [key, gpu] : devices) {
+    if (gpu.utilization_mean) {
+      mean_sum += *gpu.utilization_mean;
+      ++measured;
+    }
+    if (gpu.memory_total_mb) usage.gpu_memory_total_mb = usage.gpu_memory_total_mb.value_or(0) + *gpu.memory_total_mb;
+    usage.gpu_devices.push_back(std::move(gpu));
+  }
+  if (measured > 0) usage.gpu_utilization_mean = mean_sum / measured;
+  usage.gpu_utilization_max = max_over_all(utilization);
+
+  // Memory as resident memory is: the job's GPUs summed at each instant.
+  usage.gpu_memory_peak_mb = max_of(sum_per_instant(pointers_to(series_of(series, "jobs_gpu_memory_used_mb"))));
+  auto power = sum_per_instant(pointers_to(series_of(series, "jobs_gpu_power_watts")));
+  usage.gpu_power_mean_w = mean_of(power);
+  const model::JobRecord& job = usage.job;
+  const std::int64_t from = job.start ? *job.start * 1000 : std::numeric_limits<std::int64_t>::min();
+  const std::int64_t to = job.end ? *job.end * 1000 : std::numeric_limits<std::int64_t>::max();
+  if (auto watt_seconds = integral(power, from, std::max(from, to))) usage.gpu_energy_wh = *watt_seconds / 3600;
+}
+
 std::optional<std::int64_t> runtime_of(const JobRecord& job, const std::map<std::string, std::vector<Series>>& series) {
   if (!job.start) return std::nullopt;
   if (job.end) return std::max<std::int64_t>(0, *job.end - *job.start);
@@ -356,10 +492,7 @@ JobUsage summarize(JobRecord job, std::map<std::string, std::vector<Series>> ser
 
   usage.threads_max = thread_maxima(series_of(series, "jobs_thread_count"));
   usage.gpus = gpus_per_node(series_of(series, "jobs_gpus_used"));
-  if (gpu_utilization) {
-    usage.gpu_utilization_max = max_over_all(*gpu_utilization);
-    usage.gpu_utilization_series = std::move(*gpu_utilization);
-  }
+  summarize_gpus(usage, series, std::move(gpu_utilization));
 
   usage.series = std::move(series);
   if (usage.no_usage()) {

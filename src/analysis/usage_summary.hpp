@@ -13,7 +13,9 @@ namespace petricore::analysis {
 
 // Builds the aggregates from the series (pure: tests call it directly).
 // `series` maps metric names to what a range query returned over the job's
-// window; `gpu_utilization` the utilisation series of its GPUs, if any.
+// window; `gpu_utilization` another exporter's utilisation series of its
+// GPUs, if any (used only when the job has no jobs_gpu_utilization_percent,
+// petricore's own).
 // Samples after a finished job's end are the collector's final readings
 // (published when it saw the job end, scraped a little later): of those,
 // each series keeps only its last, so counters end at their final values and

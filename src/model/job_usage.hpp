@@ -35,6 +35,21 @@ struct MemoryBreakdown {
   std::optional<double> swap;    // swapped out
 };
 
+// One GPU the job held, from its per-GPU series: petricore's own jobs_gpu_*
+// (NVML, ROCm SMI) or, for the utilisation only, another exporter's series
+// when the job has none of petricore's. Absent figures were not exported
+// (a MIG instance has no utilisation of its own, another exporter no memory
+// or power).
+struct GpuUsage {
+  std::string node;                        // short node name
+  std::string gpuid;                       // as Slurm numbers it; a MIG instance "<gpu>/<gi>"
+  std::optional<double> utilization_mean;  // % of the time busy, mean over the samples
+  std::optional<double> utilization_max;   // %
+  std::optional<double> memory_peak_mb;    // MiB of device memory used, max over the samples
+  std::optional<double> memory_total_mb;   // MiB the device (or MIG instance) has
+  std::optional<double> power_mean_w;      // W, mean over the samples
+};
+
 struct JobUsage {
   JobRecord job;
 
@@ -79,12 +94,28 @@ struct JobUsage {
 
   // GPUs allocated, per node: node -> node GPU indexes.
   std::map<std::string, std::vector<std::string>> gpus;
+  // Each GPU with a per-GPU series, by node then GPU number.
+  std::vector<GpuUsage> gpu_devices;
+  // The mean utilisation per GPU (percent): the average of the per-GPU
+  // means over the GPUs with utilisation samples, so that every GPU counts
+  // alike however many samples it has; absent without such samples.
+  std::optional<double> gpu_utilization_mean;
   // Max over the job of the GPUs' utilisation (percent); absent when no
   // utilisation series exist for them.
   std::optional<double> gpu_utilization_max;
-  // Those utilisation series themselves (percent; labels as the GPU exporter
-  // sets them), for the charts.
+  // Another exporter's utilisation series (percent; instance and gpu set to
+  // the node and GPU number), for the charts; empty when petricore's own
+  // jobs_gpu_utilization_percent exists (it is in `series`).
   std::vector<Series> gpu_utilization_series;
+  // Device memory, MiB. peak: the max over time of the sum over the job's
+  // GPUs at each instant (as resident memory is), not the sum of each GPU's
+  // own peak; total: the sum of the devices' memory.
+  std::optional<double> gpu_memory_peak_mb;
+  std::optional<double> gpu_memory_total_mb;
+  // Power of the job's GPUs summed at each instant: its mean over time (W)
+  // and its time integral (Wh, trapezoids between samples, up to the end).
+  std::optional<double> gpu_power_mean_w;
+  std::optional<double> gpu_energy_wh;
 
   // The raw series by metric name, kept for charts.
   std::map<std::string, std::vector<Series>> series;

@@ -153,6 +153,27 @@ TEST_CASE("a job with GPUs gets a second query for their utilisation", "[job_ana
   CHECK(report->usage.gpu_utilization_series[0].label("gpu") == "1");
 }
 
+TEST_CASE("a job with petricore's own GPU utilisation makes one query only", "[job_analyzer]") {
+  FakeSeries source;
+  const double t = 1'000'100;
+  source.answers.push_back(std::vector<Series>{
+      series({{"__name__", "jobs_gpus_used"}, {"instance", "gpu1"}, {"gpuid", "1"}, {"slurm_job", "4242"}}, t, 1),
+      series(
+          {{"__name__", "jobs_gpu_utilization_percent"}, {"instance", "gpu1"}, {"gpuid", "1"}, {"slurm_job", "4242"}},
+          t, 65)});
+  JobRecord job = finished_job();
+  job.alloc_gpus = 1;
+  CountingAccounting accounting(job);
+  petricore::analysis::JobAnalyzer analyzer(accounting, source, {});
+
+  Result<JobReport> report = analyzer.analyze(job);
+  REQUIRE(report);
+  CHECK(source.asked.size() == 1);
+  CHECK(report->usage.gpu_utilization_series.empty());
+  REQUIRE(report->usage.gpu_utilization_mean);
+  CHECK(*report->usage.gpu_utilization_mean == Approx(65));
+}
+
 TEST_CASE("a job without GPUs makes one query only", "[job_analyzer]") {
   FakeSeries source;
   source.answers.push_back(std::vector<Series>{

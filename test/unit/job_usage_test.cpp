@@ -216,6 +216,104 @@ TEST_CASE("GPU utilisation is the highest sample of any of the job's GPUs", "[us
   CHECK(known(summarize(finished_job(), {}, utilisation).gpu_utilization_max) == Approx(0));
 }
 
+TEST_CASE("petricore's own GPU series: per GPU mean and max, memory peak and size, mean power", "[usage][gpu]") {
+  Metrics metrics;
+  auto gpu = [](const char* id) { return node("n1", {{"gpuid", id}}); };
+  metrics["jobs_gpus_used"] = {on_grid(gpu("0"), {1, 1, 1}), on_grid(gpu("1"), {1, 1, 1}),
+                               on_grid(gpu("10"), {1, 1, 1})};
+  metrics["jobs_gpu_utilization_percent"] = {on_grid(gpu("10"), {0, 0, 0}), on_grid(gpu("0"), {10, 20, 30}),
+                                             on_grid(gpu("1"), {50, kGap, 70})};
+  // A MIG instance has memory but no utilisation of its own.
+  metrics["jobs_gpu_memory_used_mb"] = {on_grid(gpu("0"), {1000, 4000, 2000}), on_grid(gpu("1"), {3000, 1000, 1000}),
+                                        on_grid(gpu("2/1"), {500, 500, 500})};
+  metrics["jobs_gpu_memory_total_mb"] = {on_grid(gpu("0"), {40960, 40960, 40960}),
+                                         on_grid(gpu("1"), {40960, 40960, 40960}),
+                                         on_grid(gpu("2/1"), {10240, 10240, 10240})};
+  metrics["jobs_gpu_power_watts"] = {on_grid(gpu("0"), {100, 200, 300}), on_grid(gpu("1"), {100, 100, 100})};
+  JobUsage usage = summarize(finished_job(), metrics, std::nullopt);
+
+  REQUIRE(usage.gpu_devices.size() == 4);
+  std::vector<std::string> order;
+  for (const GpuUsage& g : usage.gpu_devices) order.push_back(g.node + ":" + g.gpuid);
+  CHECK(order == std::vector<std::string>{"n1:0", "n1:1", "n1:2/1", "n1:10"});  // numbers as numbers, MIG after its GPU
+  const GpuUsage& first = usage.gpu_devices[0];
+  CHECK(known(first.utilization_mean) == Approx(20));
+  CHECK(known(first.utilization_max) == Approx(30));
+  CHECK(known(first.memory_peak_mb) == Approx(4000));
+  CHECK(known(first.memory_total_mb) == Approx(40960));
+  CHECK(known(first.power_mean_w) == Approx(200));
+  CHECK(known(usage.gpu_devices[1].utilization_mean) == Approx(60));  // over its samples: the gap is no zero
+  const GpuUsage& mig = usage.gpu_devices[2];
+  CHECK_FALSE(mig.utilization_mean);
+  CHECK_FALSE(mig.power_mean_w);
+  CHECK(known(mig.memory_peak_mb) == Approx(500));
+  CHECK(known(usage.gpu_devices[3].utilization_max) == Approx(0));
+
+  // The mean per GPU: every measured GPU counts alike (20, 60 and 0).
+  CHECK(known(usage.gpu_utilization_mean) == Approx(80.0 / 3));
+  CHECK(known(usage.gpu_utilization_max) == Approx(70));
+  // The peak of the sum at each instant (4500, 5500, 3500), not the sum of the peaks (7500).
+  CHECK(known(usage.gpu_memory_peak_mb) == Approx(5500));
+  CHECK(known(usage.gpu_memory_total_mb) == Approx(40960 + 40960 + 10240));
+  // Summed power 200, 300, 400 W: mean 300 W; 2 × 15 s of trapezoids = 9000 J = 2.5 Wh.
+  CHECK(known(usage.gpu_power_mean_w) == Approx(300));
+  CHECK(known(usage.gpu_energy_wh) == Approx(2.5));
+  CHECK(usage.gpu_utilization_series.empty());
+}
+
+TEST_CASE("a job without GPU series has no GPU figures", "[usage][gpu]") {
+  Metrics metrics;
+  metrics["jobs_cpu_percent"] = {on_grid(node("n1"), {100, 100})};
+  JobUsage usage = summarize(finished_job(), metrics, std::nullopt);
+  CHECK(usage.gpu_devices.empty());
+  for (const auto* figure : {&usage.gpu_utilization_mean, &usage.gpu_utilization_max, &usage.gpu_memory_peak_mb,
+                             &usage.gpu_memory_total_mb, &usage.gpu_power_mean_w, &usage.gpu_energy_wh})
+    CHECK_FALSE(figure->has_value());
+}
+
+TEST_CASE("petricore's own utilisation wins over another exporter's series", "[usage][gpu]") {
+  Metrics metrics;
+  metrics["jobs_gpu_utilization_percent"] = {on_grid(node("n1", {{"gpuid", "0"}}), {40, 60})};
+  std::vector<Series> exporter = {on_grid({{"instance", "n1"}, {"gpu", "0"}}, {0, 0})};
+  JobUsage usage = summarize(finished_job(), metrics, exporter);
+  CHECK(known(usage.gpu_utilization_mean) == Approx(50));
+  CHECK(known(usage.gpu_utilization_max) == Approx(60));
+  REQUIRE(usage.gpu_devices.size() == 1);
+  CHECK(usage.gpu_devices[0].gpuid == "0");
+  CHECK(usage.gpu_utilization_series.empty());  // the charts draw petricore's series
+}
+
+TEST_CASE("another exporter's series give each GPU's utilisation, without memory or power", "[usage][gpu]") {
+  std::vector<Series> exporter = {on_grid({{"instance", "n2"}, {"gpu", "1"}}, {10, 30}),
+                                  on_grid({{"instance", "n1"}, {"gpu", "3"}}, {0, 0})};
+  JobUsage usage = summarize(finished_job(), {}, exporter);
+  REQUIRE(usage.gpu_devices.size() == 2);
+  CHECK(usage.gpu_devices[0].node == "n1");
+  CHECK(usage.gpu_devices[0].gpuid == "3");
+  CHECK(known(usage.gpu_devices[1].utilization_mean) == Approx(20));
+  CHECK_FALSE(usage.gpu_devices[1].memory_peak_mb);
+  CHECK(known(usage.gpu_utilization_mean) == Approx(10));
+  CHECK(known(usage.gpu_utilization_max) == Approx(30));
+  CHECK_FALSE(usage.gpu_memory_peak_mb);
+  CHECK_FALSE(usage.gpu_power_mean_w);
+  CHECK(usage.gpu_utilization_series.size() == 2);
+}
+
+TEST_CASE("GPU energy counts the job's time only: the final reading after the end adds none", "[usage][gpu]") {
+  JobRecord job = finished_job();
+  job.end = static_cast<std::int64_t>(kT0) + 30;
+  Metrics metrics;
+  // Samples at 0, 15, 30 s and one scraped 15 s after the end.
+  metrics["jobs_gpu_power_watts"] = {on_grid(node("n1", {{"gpuid", "0"}}), {100, 100, 100, 100})};
+  JobUsage usage = summarize(job, metrics, std::nullopt);
+  CHECK(known(usage.gpu_energy_wh) == Approx(100.0 * 30 / 3600));
+  CHECK(known(usage.gpu_power_mean_w) == Approx(100));
+
+  // One reading spans no time: the energy is unknown, not zero.
+  metrics["jobs_gpu_power_watts"] = {on_grid(node("n1", {{"gpuid", "0"}}), {100})};
+  CHECK_FALSE(summarize(finished_job(), metrics, std::nullopt).gpu_energy_wh);
+}
+
 TEST_CASE("a running job's runtime reaches its latest sample", "[usage]") {
   JobRecord job = finished_job();
   job.end.reset();
