@@ -149,6 +149,9 @@ void add_shared_sections(CLI::App& app, SharedSections& s) {
   s.rules->add_option("--threads-ignore", t.threads_ignore);
   s.rules->add_option("--time-critical-ratio", t.time_critical_ratio);
   s.rules->add_option("--time-warning-ratio", t.time_warning_ratio);
+  s.rules->add_option("--gpu-efficiency-critical", t.gpu_efficiency_critical);
+  s.rules->add_option("--gpu-efficiency-warning", t.gpu_efficiency_warning);
+  s.rules->add_option("--gpu-memory-low-ratio", t.gpu_memory_low_ratio);
   s.rules->add_option("--gpu-utilization-metric", o.analyzer.gpu_utilization_metric);
   s.rules->add_option("--gpu-instance-label", o.analyzer.gpu_instance_label);
   s.rules->add_option("--gpu-index-label", o.analyzer.gpu_index_label);

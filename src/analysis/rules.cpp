@@ -15,6 +15,7 @@ namespace petricore::analysis {
 using model::CoreTime;
 using model::FigureSource;
 using model::Finding;
+using model::GpuUsage;
 using model::JobRecord;
 using model::JobUsage;
 using model::RuleThresholds;
@@ -301,19 +302,130 @@ void check_too_many_threads(const JobUsage& usage, const RuleThresholds& t, Find
   }
 }
 
-void check_gpu_unused(const JobUsage& usage, const RuleThresholds&, Findings& out) {
+// "gpu01 GPU 3", as the charts label a GPU's line.
+std::string gpu_name(const GpuUsage& gpu) {
+  return gpu.node + " GPU " + gpu.gpuid;
+}
+
+// "gpu01 GPU 0, gpu01 GPU 1 and 3 more": at most `shown` names.
+std::string gpu_names(const std::vector<const GpuUsage*>& gpus, std::size_t shown = 8) {
+  std::string out;
+  for (std::size_t i = 0; i < gpus.size() && i < shown; ++i) out += (i == 0 ? "" : ", ") + gpu_name(*gpus[i]);
+  if (gpus.size() > shown) out += " and " + std::to_string(gpus.size() - shown) + " more";
+  return out;
+}
+
+// How many GPUs the job had: those jobs_gpus_used lists, those with a
+// per-GPU series, or accounting's count, whichever is most.
+std::size_t gpu_count(const JobUsage& usage) {
   std::size_t listed = 0;
   for (const auto& [node, ids] : usage.gpus) listed += ids.size();
-  std::size_t gpus = std::max<std::size_t>(listed, static_cast<std::size_t>(std::max(0, usage.job.alloc_gpus)));
+  return std::max({listed, usage.gpu_devices.size(), static_cast<std::size_t>(std::max(0, usage.job.alloc_gpus))});
+}
+
+// The GPUs with utilisation samples.
+std::vector<const GpuUsage*> measured_gpus(const JobUsage& usage) {
+  std::vector<const GpuUsage*> out;
+  for (const GpuUsage& gpu : usage.gpu_devices)
+    if (gpu.utilization_max) out.push_back(&gpu);
+  return out;
+}
+
+bool idle(const GpuUsage* gpu) {
+  return !(*gpu->utilization_max > 0);
+}
+
+void check_gpu_unused(const JobUsage& usage, const RuleThresholds&, Findings& out) {
   // Without utilisation series nothing is known: silence, not a guess.
-  if (gpus == 0 || !usage.gpu_utilization_max || *usage.gpu_utilization_max > 0) return;
+  std::vector<const GpuUsage*> unused;
+  for (const GpuUsage* gpu : measured_gpus(usage))
+    if (idle(gpu)) unused.push_back(gpu);
+  if (unused.empty()) return;
+  const std::size_t gpus = gpu_count(usage);
+  if (unused.size() >= gpus) {
+    out.push_back(finding("gpu_unused", Severity::Critical,
+                          "The job had " + plural(static_cast<double>(gpus), "GPU", "GPUs") +
+                              (gpus == 1 ? " but its" : " but their") + " utilisation stayed at 0 % for the whole job.",
+                          "Check that the program was built with GPU support and sees the GPU (run nvidia-smi inside "
+                          "the job; in Python e.g. torch.cuda.is_available()); if the job needs no GPU, submit it "
+                          "without --gres=gpu or --gpus.",
+                          0, 0, "%"));
+    return;
+  }
   out.push_back(finding("gpu_unused", Severity::Critical,
-                        "The job had " + plural(static_cast<double>(gpus), "GPU", "GPUs") +
-                            " but their utilisation stayed at 0 % for the whole job.",
-                        "Check that the program was built with GPU support and sees the GPU (run nvidia-smi inside the "
-                        "job; in Python e.g. torch.cuda.is_available()); if the job needs no GPU, submit it without "
-                        "--gres=gpu or --gpus.",
-                        *usage.gpu_utilization_max, 0, "%"));
+                        std::to_string(unused.size()) + " of the job's " + std::to_string(gpus) +
+                            " GPUs stayed at 0 % utilisation for the whole job: " + gpu_names(unused) + ".",
+                        "Check that the program spreads its work over every GPU it asks for (e.g. one process per GPU "
+                        "with torch.distributed / DistributedDataParallel, or the framework's list of devices); "
+                        "otherwise request only as many GPUs as it uses.",
+                        0, 0, "%"));
+}
+
+void check_gpu_efficiency(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  const auto& mean = usage.gpu_utilization_mean;
+  if (!mean || *mean >= t.gpu_efficiency_warning) return;
+  std::vector<const GpuUsage*> measured = measured_gpus(usage);
+  // Every GPU idle: gpu_unused has said it.
+  if (measured.empty() || std::all_of(measured.begin(), measured.end(), idle)) return;
+  const bool critical = *mean < t.gpu_efficiency_critical;
+  const double n = static_cast<double>(measured.size());
+  std::string message =
+      "The job kept its " + plural(n, "GPU", "GPUs") + " busy " + number_text(*mean) + " % of the time on average";
+  if (measured.size() > 1 && measured.size() <= 8) {
+    std::string each;
+    for (const GpuUsage* gpu : measured)
+      each += (each.empty() ? "" : ", ") + gpu_name(*gpu) + " " + number_text(*gpu->utilization_mean) + " %";
+    message += " (" + each + ")";
+  }
+  message += ".";
+  std::string advice =
+      std::string(measured.size() > 1 ? "Keep the GPUs fed" : "Keep the GPU fed") +
+      ": load and prepare data in parallel CPU workers (e.g. PyTorch DataLoader num_workers, "
+      "pin_memory=True) from fast storage (node-local scratch, $SLURM_TMPDIR); use a larger batch size; request "
+      "enough CPU cores per GPU for the data loading";
+  const std::size_t gpus = gpu_count(usage);
+  if (usage.job.alloc_cpus > 0 && gpus > 0)
+    advice += " (the job had " + number_text(static_cast<double>(usage.job.alloc_cpus) / static_cast<double>(gpus)) +
+              " per GPU)";
+  // The GPUs' worth it kept busy, rounded up: "about" is all a mean can say.
+  const int enough = std::max(1, static_cast<int>(std::ceil(n * *mean / 100)));
+  if (static_cast<double>(enough) < n)
+    advice += "; or ask for fewer GPUs: at this use " + plural(enough, "GPU", "GPUs") + " would have been enough";
+  advice += ".";
+  out.push_back(finding("gpu_efficiency", critical ? Severity::Critical : Severity::Warning, std::move(message),
+                        std::move(advice), *mean, critical ? t.gpu_efficiency_critical : t.gpu_efficiency_warning,
+                        "%"));
+}
+
+void check_gpu_memory_low(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
+  // While the job runs its peak may still come, as with memory_overallocated.
+  if (usage.job.running()) return;
+  const GpuUsage* fullest = nullptr;
+  double highest = 0;
+  std::size_t judged = 0;
+  for (const GpuUsage& gpu : usage.gpu_devices) {
+    if (!gpu.memory_peak_mb || !gpu.memory_total_mb || !(*gpu.memory_total_mb > 0)) continue;
+    double ratio = *gpu.memory_peak_mb / *gpu.memory_total_mb;
+    ++judged;
+    if (!fullest || ratio > highest) {
+      fullest = &gpu;
+      highest = ratio;
+    }
+  }
+  if (!fullest || highest >= t.gpu_memory_low_ratio) return;
+  const std::string peak = number_text(*fullest->memory_peak_mb, 0);
+  const std::string total = number_text(*fullest->memory_total_mb, 0);
+  std::string message = judged == 1
+                            ? "The job used at most " + peak + " MB of its GPU's " + total + " MB of memory (" +
+                                  number_text(100 * highest) + " %)."
+                            : "The job used at most " + number_text(100 * highest) +
+                                  " % of the memory of each of its " + std::to_string(judged) + " GPUs (the fullest, " +
+                                  gpu_name(*fullest) + ", " + peak + " of " + total + " MB).";
+  out.push_back(finding("gpu_memory_low", Severity::Info, std::move(message),
+                        "A GPU with less memory, or a MIG slice of one, would do for jobs like this one where the "
+                        "cluster offers them (e.g. --gres=gpu:<smaller type>): they are easier to get, and the large "
+                        "GPUs stay free for jobs that need their memory.",
+                        100 * highest, 100 * t.gpu_memory_low_ratio, "%"));
 }
 
 void check_time_overrequested(const JobUsage& usage, const RuleThresholds& t, Findings& out) {
@@ -338,9 +450,10 @@ using Rule = void (*)(const JobUsage&, const RuleThresholds&, Findings&);
 // In ARCHITECTURE.md §6 order; job_state is separate because it alone also
 // judges short jobs and jobs without metrics.
 constexpr Rule kUsageRules[] = {
-    check_cpu_efficiency,       check_cpu_stability,     check_core_imbalance,     check_serial_on_many_cores,
-    check_memory_overallocated, check_memory_near_limit, check_scratch_unused,     check_small_io_many_files,
-    check_too_many_threads,     check_gpu_unused,        check_time_overrequested,
+    check_cpu_efficiency,       check_cpu_stability,     check_core_imbalance, check_serial_on_many_cores,
+    check_memory_overallocated, check_memory_near_limit, check_scratch_unused, check_small_io_many_files,
+    check_too_many_threads,     check_gpu_unused,        check_gpu_efficiency, check_gpu_memory_low,
+    check_time_overrequested,
 };
 
 }  // namespace

@@ -28,6 +28,9 @@ struct RuleThresholds {
   std::vector<std::string> threads_ignore{"srun", "slurmstepd", "sleep"};
   double time_critical_ratio = 0.10;  // elapsed / time limit
   double time_warning_ratio = 0.60;
+  double gpu_efficiency_critical = 25;  // % mean utilisation per allocated GPU
+  double gpu_efficiency_warning = 50;   // %
+  double gpu_memory_low_ratio = 0.10;   // peak device memory used / device memory, every GPU
 };
 
 }  // namespace petricore::model

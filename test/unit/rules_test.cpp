@@ -382,23 +382,157 @@ TEST_CASE("too_many_threads leaves Slurm's launchers alone, and the list is conf
   CHECK(of_rule(findings, "too_many_threads").size() == 3);
 }
 
+namespace {
+
+// A GPU of node01 with its utilisation (mean and max, %) and its device
+// memory (peak and size, MB); a negative utilisation = not measured.
+GpuUsage gpu(const std::string& id, double mean, double max, double memory_peak = 20000, double memory_total = 40960) {
+  GpuUsage g;
+  g.node = "node01";
+  g.gpuid = id;
+  if (mean >= 0) {
+    g.utilization_mean = mean;
+    g.utilization_max = max;
+  }
+  g.memory_peak_mb = memory_peak;
+  g.memory_total_mb = memory_total;
+  return g;
+}
+
+// healthy_job() with these GPUs, the job-wide figures as summarize() makes them.
+JobUsage with_gpus(std::vector<GpuUsage> devices) {
+  JobUsage usage = healthy_job();
+  usage.job.alloc_gpus = static_cast<int>(devices.size());
+  double sum = 0;
+  int measured = 0;
+  for (const GpuUsage& g : devices) {
+    usage.gpus[g.node].push_back(g.gpuid);
+    if (!g.utilization_mean) continue;
+    sum += *g.utilization_mean;
+    ++measured;
+    usage.gpu_utilization_max = std::max(usage.gpu_utilization_max.value_or(0), *g.utilization_max);
+  }
+  if (measured > 0) usage.gpu_utilization_mean = sum / measured;
+  usage.gpu_devices = std::move(devices);
+  return usage;
+}
+
+}  // namespace
+
 TEST_CASE("gpu_unused: allocated GPUs at 0 % the whole job, only when measured", "[rules]") {
-  JobUsage job = healthy_job();
-  job.job.alloc_gpus = 2;
-  job.gpus = {{"node01", {"0", "1"}}};
-  job.gpu_utilization_max = 0;
+  JobUsage job = with_gpus({gpu("0", 0, 0), gpu("1", 0, 0)});
   Finding f = only(job, "gpu_unused");
   CHECK(f.severity == Severity::Critical);
   CHECK(f.unit == "%");
-  CHECK_THAT(f.message, Catch::Contains("2 GPUs"));
+  CHECK(f.value == 0);
+  CHECK_THAT(f.message, Catch::Contains("2 GPUs but their utilisation stayed at 0 %"));
+  CHECK_THAT(only(with_gpus({gpu("0", 0, 0)}), "gpu_unused").message, Catch::Contains("1 GPU but its"));
 
-  job.gpu_utilization_max = 12;
-  CHECK_FALSE(fires(job, "gpu_unused"));
-  job.gpu_utilization_max.reset();  // no utilisation series: no opinion
-  CHECK_FALSE(fires(job, "gpu_unused"));
+  CHECK_FALSE(fires(with_gpus({gpu("0", 5, 12), gpu("1", 3, 10)}), "gpu_unused"));
+  CHECK_FALSE(fires(with_gpus({gpu("0", -1, -1)}), "gpu_unused"));  // no utilisation series: no opinion
   JobUsage cpu_only = healthy_job();
   cpu_only.gpu_utilization_max = 0;
   CHECK_FALSE(fires(cpu_only, "gpu_unused"));
+}
+
+TEST_CASE("gpu_unused names the idle GPUs when others worked", "[rules]") {
+  JobUsage job = with_gpus({gpu("0", 80, 100), gpu("1", 0, 0), gpu("2", 75, 99), gpu("3", 0, 0)});
+  Finding f = only(job, "gpu_unused");
+  CHECK(f.message == "2 of the job's 4 GPUs stayed at 0 % utilisation for the whole job: node01 GPU 1, node01 GPU 3.");
+  CHECK_THAT(f.advice, Catch::Contains("request only as many GPUs as it uses"));
+}
+
+TEST_CASE("gpu_efficiency: critical below 25 %, warning below 50 % per allocated GPU", "[rules]") {
+  Finding warning = only(with_gpus({gpu("0", 40, 90), gpu("1", 20, 60)}), "gpu_efficiency");
+  CHECK(warning.severity == Severity::Warning);
+  CHECK(warning.value == Approx(30));
+  CHECK(warning.threshold == Approx(50));
+  CHECK(warning.unit == "%");
+  CHECK(warning.message ==
+        "The job kept its 2 GPUs busy 30 % of the time on average (node01 GPU 0 40 %, node01 GPU 1 20 %).");
+  // Two GPUs at 30 % would fit on one.
+  CHECK_THAT(warning.advice, Catch::Contains("DataLoader num_workers"));
+  CHECK_THAT(warning.advice, Catch::Contains("larger batch size"));
+  CHECK_THAT(warning.advice, Catch::Contains("(the job had 2 per GPU)"));
+  CHECK_THAT(warning.advice, Catch::Contains("ask for fewer GPUs: at this use 1 GPU would have been enough"));
+
+  Finding critical = only(with_gpus({gpu("0", 10, 50)}), "gpu_efficiency");
+  CHECK(critical.severity == Severity::Critical);
+  CHECK(critical.threshold == Approx(25));
+  CHECK(critical.message == "The job kept its 1 GPU busy 10 % of the time on average.");
+  CHECK_THAT(critical.advice, !Catch::Contains("fewer GPUs"));
+
+  CHECK_FALSE(fires(with_gpus({gpu("0", 50, 100)}), "gpu_efficiency"));
+  CHECK_FALSE(fires(with_gpus({gpu("0", -1, -1)}), "gpu_efficiency"));  // not measured
+  CHECK_FALSE(fires(healthy_job(), "gpu_efficiency"));
+}
+
+TEST_CASE("gpu_efficiency leaves a job whose every GPU idled to gpu_unused", "[rules]") {
+  auto idle = evaluate(with_gpus({gpu("0", 0, 0), gpu("1", 0, 0)}), {});
+  CHECK(of_rule(idle, "gpu_unused").size() == 1);
+  CHECK(of_rule(idle, "gpu_efficiency").empty());
+  // One GPU idle, one busy: both findings, the mean counting the idle one.
+  auto half = evaluate(with_gpus({gpu("0", 0, 0), gpu("1", 70, 100)}), {});
+  CHECK(of_rule(half, "gpu_unused").size() == 1);
+  REQUIRE(of_rule(half, "gpu_efficiency").size() == 1);
+  CHECK(of_rule(half, "gpu_efficiency")[0].value == Approx(35));
+}
+
+TEST_CASE("gpu_memory_low: every GPU's peak below 10 % of its memory is info", "[rules]") {
+  JobUsage small = with_gpus({gpu("0", 90, 100, 2000, 81920), gpu("1", 90, 100, 3000, 81920)});
+  Finding f = only(small, "gpu_memory_low");
+  CHECK(f.severity == Severity::Info);
+  CHECK(f.unit == "%");
+  CHECK(f.value == Approx(100.0 * 3000 / 81920));
+  CHECK(f.threshold == Approx(10));
+  CHECK(
+      f.message ==
+      "The job used at most 3.7 % of the memory of each of its 2 GPUs (the fullest, node01 GPU 1, 3000 of 81920 MB).");
+  CHECK_THAT(f.advice, Catch::Contains("MIG slice"));
+  CHECK(only(with_gpus({gpu("0", 90, 100, 2000, 81920)}), "gpu_memory_low").message ==
+        "The job used at most 2000 MB of its GPU's 81920 MB of memory (2.4 %).");
+  CHECK_FALSE(has_warning(evaluate(small, {})));
+
+  // One GPU that needed its memory is enough to keep quiet.
+  CHECK_FALSE(fires(with_gpus({gpu("0", 90, 100, 2000, 81920), gpu("1", 90, 100, 9000, 81920)}), "gpu_memory_low"));
+  // Device size unknown, or the job still running: no opinion yet.
+  JobUsage unknown_size = with_gpus({gpu("0", 90, 100, 2000, 81920)});
+  unknown_size.gpu_devices[0].memory_total_mb.reset();
+  CHECK_FALSE(fires(unknown_size, "gpu_memory_low"));
+  JobUsage running = small;
+  running.job.end.reset();
+  running.job.state = "RUNNING";
+  CHECK_FALSE(fires(running, "gpu_memory_low"));
+}
+
+TEST_CASE("GPU rules on aggregates built by summarize from petricore's own series", "[rules]") {
+  JobRecord record = healthy_job().job;
+  record.alloc_gpus = 2;
+  std::map<std::string, std::vector<Series>> metrics;
+  auto at = [&](std::map<std::string, std::string> labels, double value) {
+    labels["instance"] = "node01";
+    labels["slurm_job"] = "777";
+    Series s{labels, {}};
+    for (int i = 0; i < 240; ++i) s.samples.push_back({*record.start + 15.0 * i, value});
+    return s;
+  };
+  metrics["jobs_cpu_percent"] = {at({}, 360)};
+  metrics["jobs_cpu_time_total"] = {at({}, 3.6 * 3600)};
+  metrics["jobs_rss"] = {at({}, 3200)};
+  metrics["jobs_gpus_used"] = {at({{"gpuid", "0"}}, 1), at({{"gpuid", "1"}}, 1)};
+  metrics["jobs_gpu_utilization_percent"] = {at({{"gpuid", "0"}}, 30), at({{"gpuid", "1"}}, 0)};
+  metrics["jobs_gpu_memory_used_mb"] = {at({{"gpuid", "0"}}, 1000), at({{"gpuid", "1"}}, 300)};
+  metrics["jobs_gpu_memory_total_mb"] = {at({{"gpuid", "0"}}, 40960), at({{"gpuid", "1"}}, 40960)};
+  auto findings = evaluate(summarize(record, metrics, std::nullopt), {});
+  REQUIRE(of_rule(findings, "gpu_unused").size() == 1);
+  CHECK_THAT(of_rule(findings, "gpu_unused")[0].message, Catch::Contains("node01 GPU 1"));
+  REQUIRE(of_rule(findings, "gpu_efficiency").size() == 1);
+  CHECK(of_rule(findings, "gpu_efficiency")[0].severity == Severity::Critical);  // 15 % per GPU
+  CHECK(of_rule(findings, "gpu_memory_low").size() == 1);
+
+  // Too short a job: no GPU finding either.
+  record.end = *record.start + 120;
+  CHECK(evaluate(summarize(record, metrics, std::nullopt), {}).empty());
 }
 
 TEST_CASE("time_overrequested: a completed job far inside its time limit", "[rules]") {
@@ -468,6 +602,16 @@ TEST_CASE("thresholds come from the configuration", "[rules]") {
   wasteful.cpu_avg_percent = 40;
   CHECK(evaluate(wasteful, patient).empty());
   CHECK_FALSE(evaluate(wasteful, {}).empty());
+
+  RuleThresholds gpu_strict;
+  gpu_strict.gpu_efficiency_warning = 70;
+  gpu_strict.gpu_efficiency_critical = 65;
+  gpu_strict.gpu_memory_low_ratio = 0.5;
+  JobUsage busy_gpu = with_gpus({gpu("0", 60, 100)});
+  CHECK_FALSE(fires(busy_gpu, "gpu_efficiency"));
+  CHECK_FALSE(fires(busy_gpu, "gpu_memory_low"));
+  CHECK(only(busy_gpu, "gpu_efficiency", gpu_strict).threshold == Approx(65));
+  CHECK(only(busy_gpu, "gpu_memory_low", gpu_strict).threshold == Approx(50));
 
   RuleThresholds roomy;
   roomy.memory_request_factor = 1.5;
