@@ -31,6 +31,10 @@ const std::vector<MetricInfo>& metric_table() {
       {{"jobs_read_mb", "Data read", "Data read, cumulative (MiB)"}, true},
       {{"jobs_write_mb", "Data written", "Data written, cumulative (MiB)"}, true},
       {{std::string(kGpuUtilization), "GPU utilisation", "GPU utilisation (%)"}, false},
+      // petricore's own GPU series, one line per GPU. A sum of several GPUs'
+      // memory would not compare with one device's size: none is summed.
+      {{"jobs_gpu_utilization_percent", "GPU utilisation", "GPU busy (% of the time)"}, false},
+      {{"jobs_gpu_memory_used_mb", "GPU memory", "GPU memory used (MiB)"}, false},
       {{"jobs_cpu_percent_per_core", "CPU use per allocated core", "CPU per allocated core (%)"}, false},
       {{"jobs_memory_peak_mb", "Peak memory with page cache", "Cgroup peak, page cache included (MiB)"}, true},
       {{"jobs_memory_file_mb", "Page cache (reclaimable)", "Page cache, reclaimable (MiB)"}, true},
@@ -46,6 +50,8 @@ const std::vector<MetricInfo>& metric_table() {
       {{"jobs_cpu_time_core", "CPU time per core", "CPU time per core, cumulative (s)"}, true},
       {{"jobs_cpus_allocated", "Allocated CPUs", "CPUs allocated (count)"}, true},
       {{"jobs_uses_scratch", "Scratch use", "Uses scratch (0 = no, 1 = yes)"}, false},
+      {{"jobs_gpu_power_watts", "GPU power", "GPU power (W)"}, true},
+      {{"jobs_gpu_memory_utilization_percent", "GPU memory controller use", "GPU memory controller busy (%)"}, false},
   };
   return table;
 }
@@ -101,6 +107,12 @@ bool key_less(const Candidate& a, const Candidate& b) {
 std::string gpu_node(const Series& s) {
   const std::string& instance = s.label("instance");
   return model::short_node_name(instance.empty() ? s.label("Hostname") : instance);
+}
+
+// Whether `metric` has one series per GPU of petricore's own (jobs_gpu_*,
+// labelled gpuid).
+bool per_gpu_metric(const std::string& metric) {
+  return metric.rfind("jobs_gpu_", 0) == 0;
 }
 
 std::string line_label(const Series& s, bool several_nodes) {
@@ -198,6 +210,9 @@ Result<LineChart> metric_chart(const model::JobReport& report, const std::string
       if (s.samples.empty()) continue;
       if (metric == kGpuUtilization) {
         candidates.push_back({&s, {}, gpu_node(s), s.label("gpu"), {}});
+      } else if (per_gpu_metric(metric)) {
+        candidates.push_back(
+            {&s, s.label("instance") + " GPU " + s.label("gpuid"), s.label("instance"), s.label("gpuid"), {}});
       } else {
         candidates.push_back({&s, {}, s.label("instance"), s.label("core"), s.label("proc_name")});
       }
@@ -214,7 +229,8 @@ Result<LineChart> metric_chart(const model::JobReport& report, const std::string
     latest = std::max(latest, c.series->samples.back().time);
   }
   const bool several_nodes = nodes.size() > 1 || job.alloc_nodes > 1;
-  for (Candidate& c : candidates) c.label = line_label(*c.series, several_nodes);
+  for (Candidate& c : candidates)
+    if (c.label.empty()) c.label = line_label(*c.series, several_nodes);
 
   LineChart chart;
   chart.title = info->chart.title + " of job " + job.job_id;
@@ -241,7 +257,14 @@ Result<LineChart> metric_chart(const model::JobReport& report, const std::string
   if (!rest.empty() && info->summable) chart.lines.push_back(summed(rest));
 
   // Percentages of one device or core: the scale shows how far from 100.
-  if (metric == kGpuUtilization || metric == "jobs_cpu_percent_per_core") chart.y_top_at_least = 100;
+  if (metric == kGpuUtilization || metric == "jobs_cpu_percent_per_core" || metric == "jobs_gpu_utilization_percent" ||
+      metric == "jobs_gpu_memory_utilization_percent")
+    chart.y_top_at_least = 100;
+  // Memory used reads against the device's size: the largest of the GPUs'.
+  if (metric == "jobs_gpu_memory_used_mb")
+    for (const model::GpuUsage& gpu : usage.gpu_devices)
+      if (gpu.memory_total_mb && std::isfinite(*gpu.memory_total_mb))
+        chart.y_top_at_least = std::max(chart.y_top_at_least, *gpu.memory_total_mb);
   if (metric == "jobs_cpu_percent" && job.alloc_cpus > 0) {
     // One line per node: the reference is each node's share of the job's
     // lowest expected use (the cpu_efficiency warning level).

@@ -127,7 +127,8 @@ void header(std::ostream& out, const model::JobReport& report, const std::string
   out << "<a href=\"" << h(base + "/") << "\">All routes</a></nav>\n</header>\n";
 }
 
-void row(std::ostream& out, const char* label, const std::string& value) {
+// `label` is markup (escaped by the caller where it holds names).
+void row(std::ostream& out, const std::string& label, const std::string& value) {
   out << "<tr><th scope=\"row\">" << label << "</th><td>" << h(value) << "</td></tr>\n";
 }
 
@@ -183,13 +184,11 @@ std::string gpus(const JobUsage& usage) {
     for (const auto& id : ids) text += " " + id;
   }
   if (text.empty()) text = std::to_string(usage.job.alloc_gpus) + " allocated";
-  return text + (usage.gpu_utilization_max ? ", utilisation " + text::number(*usage.gpu_utilization_max) + " % at most"
-                                           : ", utilisation not measured");
+  return text + ", utilisation " + text::gpu_utilization(usage);
 }
 
 // The rows only samples have.
 void sampled_rows(std::ostream& out, const JobUsage& usage) {
-  const JobRecord& job = usage.job;
   row(out, "Data read", transfers(usage, "jobs_read_mb", usage.read_mb, "jobs_read_count", usage.read_count, "reads"));
   row(out, "Data written",
       transfers(usage, "jobs_write_mb", usage.write_mb, "jobs_write_count", usage.write_count, "writes"));
@@ -199,7 +198,13 @@ void sampled_rows(std::ostream& out, const JobUsage& usage) {
       : usage.uses_scratch                          ? "used"
                                                     : "not used");
   if (!usage.threads_max.empty()) row(out, "Threads (max)", threads(usage));
-  if (!usage.gpus.empty() || job.alloc_gpus > 0) row(out, "GPUs", gpus(usage));
+  if (!text::has_gpus(usage)) return;
+  row(out, "GPUs", gpus(usage));
+  if (std::string memory = text::gpu_memory(usage); !memory.empty()) row(out, "GPU memory", memory);
+  if (std::string power = text::gpu_power(usage); !power.empty()) row(out, "GPU power", power);
+  // One GPU's figures are the job's: a row each only when there are several.
+  if (usage.gpu_devices.size() > 1)
+    for (const model::GpuUsage& gpu : usage.gpu_devices) row(out, h(text::gpu_name(gpu)), text::gpu_figures(gpu));
 }
 
 void summary(std::ostream& out, const JobUsage& usage) {
@@ -265,10 +270,13 @@ void charts(std::ostream& out, const model::JobReport& report, const std::string
   std::ostringstream lines, more;
   std::size_t shown = 0;
   for (const ChartMetric& metric : chart_metrics()) {
-    const bool gpu = metric.metric == kGpuUtilization;
-    if (gpu ? report.usage.gpu_utilization_series.empty() : report.usage.series.count(metric.metric) == 0) continue;
+    const bool external_gpu = metric.metric == kGpuUtilization;
+    if (external_gpu ? report.usage.gpu_utilization_series.empty() : report.usage.series.count(metric.metric) == 0)
+      continue;
     const std::string png = base + "/plot/" + id + "/" + path_segment(metric.metric);
-    // GPU utilisation, when measured, is shown with the first four.
+    // GPU utilisation and memory, when measured, are shown with the first four.
+    const bool gpu =
+        external_gpu || metric.metric == "jobs_gpu_utilization_percent" || metric.metric == "jobs_gpu_memory_used_mb";
     if (shown >= kInlineLineCharts && !gpu) {
       more << (more.tellp() > 0 ? ", " : "") << "<a href=\"" << h(png) << "\">" << h(metric.title) << "</a>";
       continue;

@@ -35,7 +35,8 @@ struct JobPageLinks {
 // the JSON and the mail), the summary (the figures of the mail and the
 // terminal report), the findings (severity badge with its word, message,
 // advice), then the charts: the first four of chart_metrics() that have
-// series (CPU percent, memory, reads, writes), each linking its PNG and SVG
+// series (CPU percent, memory, reads, writes) and the GPU utilisation and GPU
+// memory charts of a job that has them, each linking its PNG and SVG
 // routes, the two pies, and links to the PNGs of the other metrics. A chart
 // whose metric has no series is left out. Throws std::runtime_error when
 // cairo cannot be loaded.

@@ -160,6 +160,41 @@ json::object io(const JobUsage& usage) {
   };
 }
 
+// alloc_gpu as it always was; then the utilisation (%: the mean per GPU,
+// the max of any sample), each GPU's figures, device memory (MB: the peak of
+// the GPUs' sum over time, and the devices' total) and power (the mean of
+// the GPUs' summed power, and its energy). A job without GPUs has the keys
+// with null and an empty per_gpu.
+json::object gpu(const JobUsage& usage) {
+  json::object alloc;
+  for (const auto& [node, ids] : usage.gpus) {
+    json::array list;
+    for (const auto& id : ids) list.push_back(gpu_index(id));
+    alloc[node] = std::move(list);
+  }
+  json::array per_gpu;
+  for (const model::GpuUsage& g : usage.gpu_devices) {
+    per_gpu.push_back(json::object{
+        {"node", g.node},
+        {"gpuid", gpu_index(g.gpuid)},
+        {"mean", number(g.utilization_mean)},
+        {"max", number(g.utilization_max)},
+        {"memory_peak_mb", number(g.memory_peak_mb)},
+        {"memory_total_mb", number(g.memory_total_mb)},
+        {"power_mean_w", number(g.power_mean_w)},
+    });
+  }
+  return {
+      {"alloc_gpu", std::move(alloc)},
+      {"utilization",
+       {{"mean", number(usage.gpu_utilization_mean)},
+        {"max", number(usage.gpu_utilization_max)},
+        {"per_gpu", std::move(per_gpu)}}},
+      {"memory", {{"peak_mb", number(usage.gpu_memory_peak_mb)}, {"total_mb", number(usage.gpu_memory_total_mb)}}},
+      {"power", {{"mean_w", number(usage.gpu_power_mean_w)}, {"energy_wh", number(usage.gpu_energy_wh)}}},
+  };
+}
+
 json::array findings(const std::vector<model::Finding>& list) {
   json::array out;
   for (const auto& f : list) {
@@ -204,18 +239,12 @@ json::object document(const model::JobReport& report) {
   } else {
     json::object threads;
     for (const auto& [name, max] : usage.threads_max) threads[name] = count(max);
-    json::object gpus;
-    for (const auto& [node, ids] : usage.gpus) {
-      json::array list;
-      for (const auto& id : ids) list.push_back(gpu_index(id));
-      gpus[node] = std::move(list);
-    }
     doc["uses_scratch"] = usage.uses_scratch;
     doc["alloc_tres"] = alloc_tres(job);
     doc["threads"] = std::move(threads);
     doc["cpu"] = cpu(usage, report.thresholds.cpu_efficiency_warning);
     doc["ram"] = ram(usage);
-    doc["gpu"] = json::object{{"alloc_gpu", std::move(gpus)}};
+    doc["gpu"] = gpu(usage);
     doc["io"] = io(usage);
     doc["missing"] = missing(usage);
   }

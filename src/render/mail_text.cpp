@@ -114,10 +114,15 @@ void cpu_and_memory(std::ostream& out, const JobUsage& usage) {
     for (const auto& id : ids) list += (list.empty() ? "" : ", ") + id;
     out << "GPUs on " << node << ": " << list << '\n';
   }
-  if (!usage.gpus.empty() || usage.job.alloc_gpus > 0)
-    out << "GPU utilisation: "
-        << (usage.gpu_utilization_max ? text::number(*usage.gpu_utilization_max) + " % at most" : "not measured")
-        << '\n';
+  if (text::has_gpus(usage)) {
+    out << "GPU utilisation: " << text::gpu_utilization(usage) << '\n';
+    if (std::string memory = text::gpu_memory(usage); !memory.empty()) out << "GPU memory: " << memory << '\n';
+    if (std::string power = text::gpu_power(usage); !power.empty()) out << "GPU power: " << power << '\n';
+    // One GPU's figures are the job's: listed only when there are several.
+    if (usage.gpu_devices.size() > 1)
+      for (const model::GpuUsage& gpu : usage.gpu_devices)
+        wrap(out, text::gpu_name(gpu) + ": " + text::gpu_figures(gpu), "  ", "    ");
+  }
   for (const std::string& why : usage.missing) wrap(out, "Missing: " + why, "", "   ");
 }
 

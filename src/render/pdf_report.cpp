@@ -170,7 +170,6 @@ void job_table(Layout& layout, const JobUsage& usage) {
 
 // The rows only samples have.
 void sampled_rows(Layout& layout, const JobUsage& usage) {
-  const model::JobRecord& job = usage.job;
   auto transfers = [&](const char* mb_metric, double mb, const char* count_metric, double count, const char* ops) {
     std::string s = text::amount(text::measured(usage, mb_metric, mb), "MB");
     if (text::has_metric(usage, count_metric)) s += " in " + text::number(count, 0) + " " + ops;
@@ -188,9 +187,13 @@ void sampled_rows(Layout& layout, const JobUsage& usage) {
   for (const auto& [name, count] : usage.threads_max)
     threads += (threads.empty() ? "" : ", ") + name + ": " + plural(count, "thread", "threads");
   layout.row("Threads", threads.empty() ? "unknown" : threads + " (at most, over all nodes)");
-  if (!usage.gpus.empty() || job.alloc_gpus > 0)
-    layout.row("GPU utilisation",
-               usage.gpu_utilization_max ? text::number(*usage.gpu_utilization_max) + " % at most" : "not measured");
+  if (!text::has_gpus(usage)) return;
+  layout.row("GPU utilisation", text::gpu_utilization(usage));
+  if (std::string memory = text::gpu_memory(usage); !memory.empty()) layout.row("GPU memory", memory);
+  if (std::string power = text::gpu_power(usage); !power.empty()) layout.row("GPU power", power);
+  // One GPU's figures are the job's: a row each only when there are several.
+  if (usage.gpu_devices.size() > 1)
+    for (const model::GpuUsage& gpu : usage.gpu_devices) layout.row(text::gpu_name(gpu), text::gpu_figures(gpu));
 }
 
 void usage_table(Layout& layout, const JobUsage& usage) {
@@ -250,9 +253,9 @@ void line_chart_section(Layout& layout, const model::JobReport& report, const st
     c.restore(pen.cr());
   });
   std::string caption = "Figure " + std::to_string(++figure) + ". " + shared->title + " over time, one line per " +
-                        (metric == "jobs_thread_count" ? "process name"
-                         : metric == kGpuUtilization   ? "GPU"
-                                                       : "node") +
+                        (metric == "jobs_thread_count"                                    ? "process name"
+                         : metric == kGpuUtilization || metric.rfind("jobs_gpu_", 0) == 0 ? "GPU"
+                                                                                          : "node") +
                         ".";
   if (shared->reference) {
     const double threshold = report.thresholds.cpu_efficiency_warning;
@@ -311,6 +314,12 @@ void chart_sections(Layout& layout, const model::JobReport& report) {
   line_chart_section(layout, report, "jobs_write_mb", false, figure);
   const JobUsage& usage = report.usage;
   if (!usage.gpu_utilization_series.empty()) line_chart_section(layout, report, kGpuUtilization, true, figure);
+  // petricore's own GPU series: utilisation and memory per GPU on one page.
+  const bool gpu_busy = usage.series.count("jobs_gpu_utilization_percent") != 0;
+  const bool gpu_memory = usage.series.count("jobs_gpu_memory_used_mb") != 0;
+  if (gpu_busy) line_chart_section(layout, report, "jobs_gpu_utilization_percent", true, figure);
+  if (gpu_busy && gpu_memory) layout.space(14);
+  if (gpu_memory) line_chart_section(layout, report, "jobs_gpu_memory_used_mb", !gpu_busy, figure);
   pie_section(layout, cpu_mode_pie(report), kModePieHeight, "CPU time by mode",
               "No user and system CPU time samples were recorded.", mode_caption(usage), true, figure);
   layout.space(14);

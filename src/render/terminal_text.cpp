@@ -88,10 +88,19 @@ void sampled_figures(std::ostream& out, const JobUsage& usage) {
       gpus += (gpus.empty() ? "" : "; ") + node + ":";
       for (const auto& id : ids) gpus += " " + id;
     }
-    gpus += usage.gpu_utilization_max ? ", utilisation max " + text::number(*usage.gpu_utilization_max) + " %"
-                                      : ", utilisation not measured";
+    if (usage.gpu_utilization_mean)
+      gpus += ", utilisation " + text::number(*usage.gpu_utilization_mean) + " % mean per GPU" +
+              (usage.gpu_utilization_max ? ", " + text::number(*usage.gpu_utilization_max) + " % max" : "");
+    else
+      gpus += usage.gpu_utilization_max ? ", utilisation max " + text::number(*usage.gpu_utilization_max) + " %"
+                                        : ", utilisation not measured";
     row(out, "GPUs", gpus);
   }
+  if (std::string memory = text::gpu_memory(usage); !memory.empty()) row(out, "GPU mem", memory);
+  if (std::string power = text::gpu_power(usage); !power.empty()) row(out, "GPU power", power);
+  if (usage.gpu_devices.size() > 1)
+    for (const model::GpuUsage& gpu : usage.gpu_devices)
+      row(out, "", text::gpu_name(gpu) + ": " + text::gpu_figures(gpu));
   if (!usage.threads_max.empty()) {
     std::string threads;
     for (const auto& [name, count] : usage.threads_max)
@@ -152,10 +161,12 @@ void bars(std::ostream& out, const model::JobReport& report) {
   auto cpu = usage.cpu_efficiency_percent;
   auto memory = usage.memory_fraction;
   auto time = usage.time_limit_fraction;
-  if (!cpu && !memory && !time) return;
+  auto gpu = usage.gpu_utilization_mean;
+  if (!cpu && !memory && !time && !gpu) return;
   out << '\n';
   if (cpu) bar(out, "CPU", *cpu, worst_of(report.findings, {"cpu_efficiency", "serial_on_many_cores"}));
   if (memory) bar(out, "Mem", 100 * *memory, worst_of(report.findings, {"memory_overallocated", "memory_near_limit"}));
+  if (gpu) bar(out, "GPU", *gpu, worst_of(report.findings, {"gpu_unused", "gpu_efficiency"}));
   if (time) bar(out, "Time", 100 * *time, worst_of(report.findings, {"time_overrequested"}));
 }
 

@@ -165,6 +165,62 @@ inline std::string cpu_time(const model::JobUsage& usage) {
   return text;
 }
 
+// Whether the job had GPUs: listed, counted by accounting, or measured.
+inline bool has_gpus(const model::JobUsage& usage) {
+  return !usage.gpus.empty() || usage.job.alloc_gpus > 0 || !usage.gpu_devices.empty();
+}
+
+// "30 % on average per GPU, 95 % at most"; "95 % at most" without a mean;
+// "not measured" without either. The mail, the page and the PDF say it so.
+inline std::string gpu_utilization(const model::JobUsage& usage) {
+  if (!usage.gpu_utilization_mean)
+    return usage.gpu_utilization_max ? number(*usage.gpu_utilization_max) + " % at most" : "not measured";
+  std::string text = number(*usage.gpu_utilization_mean) + " % on average per GPU";
+  if (usage.gpu_utilization_max) text += ", " + number(*usage.gpu_utilization_max) + " % at most";
+  return text;
+}
+
+// "16000 MB at peak of 163840 MB (9.8 %)" (the GPUs together), or "" when
+// no memory was measured.
+inline std::string gpu_memory(const model::JobUsage& usage) {
+  if (!usage.gpu_memory_peak_mb) return "";
+  std::string text = number(*usage.gpu_memory_peak_mb) + " MB at peak";
+  if (const auto& total = usage.gpu_memory_total_mb; total && *total > 0)
+    text += " of " + number(*total) + " MB (" + number(100 * *usage.gpu_memory_peak_mb / *total) + " %)";
+  return text;
+}
+
+// "500 W on average, 1000 Wh" (the GPUs together), or "" when no power was
+// measured.
+inline std::string gpu_power(const model::JobUsage& usage) {
+  if (!usage.gpu_power_mean_w) return "";
+  std::string text = number(*usage.gpu_power_mean_w) + " W on average";
+  if (usage.gpu_energy_wh) text += ", " + number(*usage.gpu_energy_wh) + " Wh";
+  return text;
+}
+
+// "gpu01 GPU 0".
+inline std::string gpu_name(const model::GpuUsage& gpu) {
+  return gpu.node + " GPU " + gpu.gpuid;
+}
+
+// One GPU's figures: "35 % on average, 95 % at most; memory 8000 of 81920
+// MB at peak; 250 W on average", the parts that were measured.
+inline std::string gpu_figures(const model::GpuUsage& gpu) {
+  std::string text;
+  auto add = [&](const std::string& part) { text += (text.empty() ? "" : "; ") + part; };
+  if (gpu.utilization_mean)
+    add(number(*gpu.utilization_mean) + " % on average" +
+        (gpu.utilization_max ? ", " + number(*gpu.utilization_max) + " % at most" : ""));
+  else
+    add("utilisation not measured");
+  if (gpu.memory_peak_mb)
+    add("memory " + number(*gpu.memory_peak_mb) +
+        (gpu.memory_total_mb ? " of " + number(*gpu.memory_total_mb) : std::string()) + " MB at peak");
+  if (gpu.power_mean_w) add(number(*gpu.power_mean_w) + " W on average");
+  return text;
+}
+
 // The one sentence of a job of which nothing is known (JobUsage::no_usage()).
 inline std::string no_usage_sentence(const model::JobUsage& usage) {
   return usage.missing.empty() ? "Nothing is known of the job's use." : usage.missing.front();

@@ -272,6 +272,27 @@ TEST_CASE("GPU utilisation is charted per GPU from the GPU exporter's series", "
   CHECK_FALSE(chart->reference);
 }
 
+TEST_CASE("petricore's GPU series are charted one line per GPU, labelled by node and GPU", "[job_charts]") {
+  auto report = test::gpu_training_job();
+  auto busy = render::metric_chart(report, "jobs_gpu_utilization_percent");
+  REQUIRE(busy.ok());
+  CHECK(labels_of(*busy) == std::vector<std::string>{"gpu03 GPU 0", "gpu03 GPU 1"});
+  CHECK(busy->y_top_at_least == 100);
+  CHECK(busy->title == "GPU utilisation of job 4400");
+  CHECK_FALSE(busy->reference);
+  auto memory = render::metric_chart(report, "jobs_gpu_memory_used_mb");
+  REQUIRE(memory.ok());
+  CHECK(labels_of(*memory) == std::vector<std::string>{"gpu03 GPU 0", "gpu03 GPU 1"});
+  CHECK(memory->y_top_at_least == 40960);  // the device's memory
+  CHECK(memory->y_title == "GPU memory used (MiB)");
+  auto power = render::metric_chart(report, "jobs_gpu_power_watts");
+  REQUIRE(power.ok());
+  CHECK(labels_of(*power) == std::vector<std::string>{"gpu03 GPU 0", "gpu03 GPU 1"});
+  // A job without them: not found, as any metric without series.
+  CHECK(render::metric_chart(test::four_node_job(), "jobs_gpu_utilization_percent").error().kind ==
+        Error::Kind::NotFound);
+}
+
 TEST_CASE("the configured cpu_efficiency level sets the dashed line and the JSON's lowest expected use",
           "[job_charts]") {
   auto report = test::four_node_job();

@@ -162,6 +162,36 @@ TEST_CASE("job page draws the charts inline as SVG images and links their PNGs",
   CHECK(html.find("/plot/4242/jobs_cpu_percent") < html.find("/pie/4242/"));
 }
 
+TEST_CASE("job page of a GPU job: the GPU rows and the GPU utilisation and memory charts inline", "[html]") {
+  auto report = test::gpu_training_job();
+  std::string html = render::job_page_html(report, {});
+  keep("gpu.html", html);
+  // CPU, memory, reads and writes, then GPU utilisation and GPU memory; the pies.
+  CHECK(count_of(html, "<img src=\"data:image/svg+xml;base64,") == 8);
+  for (const char* metric : {"jobs_gpu_utilization_percent", "jobs_gpu_memory_used_mb"}) {
+    INFO(metric);
+    CHECK(html.find("href=\"/plot/4400/" + std::string(metric) + "\"") != std::string::npos);
+    CHECK(html.find("href=\"/plot/4400/" + std::string(metric) + "?format=svg\"") != std::string::npos);
+  }
+  // The other GPU series are linked as PNGs.
+  CHECK(html.find("<a href=\"/plot/4400/jobs_gpu_power_watts\">GPU power</a>") != std::string::npos);
+  for (const char* row : {"<th scope=\"row\">GPUs</th><td>gpu03: 0 1, utilisation 33.9 % on average per GPU, 90 % at "
+                          "most</td>",
+                          "<th scope=\"row\">GPU memory</th><td>21000 MB at peak of 81920 MB (25.6 %)</td>",
+                          "<th scope=\"row\">GPU power</th><td>295.4 W on average, ",
+                          "<th scope=\"row\">gpu03 GPU 0</th><td>37.7 % on average, 90 % at most; memory 12000 of "
+                          "40960 MB at peak; 155.4 W on average</td>",
+                          "<th scope=\"row\">gpu03 GPU 1</th>"}) {
+    INFO(row);
+    CHECK(html.find(row) != std::string::npos);
+  }
+  CHECK(html.find("gpu_efficiency") != std::string::npos);
+
+  // Without GPUs, no GPU row and no GPU chart.
+  std::string cpu_only = render::job_page_html(test::four_node_job(), {});
+  CHECK(cpu_only.find("GPU") == std::string::npos);
+}
+
 TEST_CASE("job page of a job of which nothing is known says why in one paragraph, without charts", "[html]") {
   auto report = test::four_node_job();
   report.usage = analysis::summarize(report.usage.job, {}, std::nullopt);

@@ -199,6 +199,31 @@ TEST_CASE("the four-node job's report is a PDF of summary, two chart pages and a
   CHECK(pies.find("CPU time per core of job 4242") != std::string::npos);
 }
 
+TEST_CASE("a GPU job's PDF has the GPU figures and a page of GPU utilisation and memory", "[pdf]") {
+  auto report = test::gpu_training_job();
+  std::string pdf = render::pdf_report(report);
+  CHECK(pdf.rfind("%PDF-", 0) == 0);
+  if (poppler_missing()) return;
+  TempPdf file(pdf);
+  const int pages = pdfinfo_pages(file);
+  std::string text = pdf_text(file);
+  CHECK(text.find("GPU utilisation 33.9 % on average per GPU, 90 % at most") != std::string::npos);
+  CHECK(text.find("GPU memory 21000 MB at peak of 81920 MB (25.6 %)") != std::string::npos);
+  CHECK(text.find("gpu03 GPU 1 30 % on average") != std::string::npos);
+  // The GPU page comes before the pie page.
+  std::string gpu_page = page_text(file, pages - 1);
+  CHECK(gpu_page.find("GPU utilisation of job 4400") != std::string::npos);
+  CHECK(gpu_page.find("GPU memory of job 4400") != std::string::npos);
+  CHECK(gpu_page.find("one line per GPU") != std::string::npos);
+  CHECK(page_text(file, pages).find("User vs system CPU time of job 4400") != std::string::npos);
+  // Without GPUs, no GPU row and no GPU chart.
+  TempPdf cpu_only(render::pdf_report(test::four_node_job()));
+  std::string cpu_text = pdf_text(cpu_only);
+  CHECK(cpu_text.find("GPUs none") != std::string::npos);
+  CHECK(cpu_text.find("GPU utilisation") == std::string::npos);
+  CHECK(cpu_text.find("GPU memory") == std::string::npos);
+}
+
 TEST_CASE("the fonts are embedded", "[pdf]") {
   if (!have_tool("pdffonts")) {
     WARN("pdffonts not installed");

@@ -180,6 +180,7 @@ const Case kCases[] = {
     {"running", running_job, false},
     {"page_cache", test::page_cache_job, false},
     {"accounting_only", test::accounting_only_job, false},
+    {"gpu_own", test::gpu_training_job, true},
 };
 
 std::string read_file(const std::filesystem::path& path) {
@@ -309,7 +310,15 @@ TEST_CASE("job JSON parses and carries every key of the contract", "[render]") {
       // A source exactly where there is a figure.
       CHECK(cpu.at("time_total").at("time").is_null() == cpu.at("time_total").at("source").is_null());
       CHECK(ram.at("used").at("amount").is_null() == ram.at("used").at("source").is_null());
-      require_keys(doc.at("gpu"), {"alloc_gpu"});
+      const json::value& gpu = doc.at("gpu");
+      CHECK(keys_of(gpu) == std::vector<std::string>{"alloc_gpu", "utilization", "memory", "power"});
+      CHECK(keys_of(gpu.at("utilization")) == std::vector<std::string>{"mean", "max", "per_gpu"});
+      REQUIRE(gpu.at("utilization").at("per_gpu").is_array());
+      for (const auto& one : gpu.at("utilization").at("per_gpu").as_array())
+        CHECK(keys_of(one) == std::vector<std::string>{"node", "gpuid", "mean", "max", "memory_peak_mb",
+                                                       "memory_total_mb", "power_mean_w"});
+      CHECK(keys_of(gpu.at("memory")) == std::vector<std::string>{"peak_mb", "total_mb"});
+      CHECK(keys_of(gpu.at("power")) == std::vector<std::string>{"mean_w", "energy_wh"});
       const json::value& io = doc.at("io");
       require_keys(io, {"opened_files", "read", "write"});
       require_keys(io.at("read"), {"amount", "unit", "count"});
@@ -343,9 +352,50 @@ TEST_CASE("job JSON types: ids, instants, units and unknowns", "[render]") {
     percent_sum += core.at("percent_of_total").to_number<double>();
   CHECK(percent_sum == Approx(100).margin(0.05));
 
+  // Without GPUs: the GPU keys are there, unknown.
+  const json::value& no_gpu = serial.at("gpu");
+  CHECK(no_gpu.at("alloc_gpu").as_object().empty());
+  CHECK(no_gpu.at("utilization").at("mean").is_null());
+  CHECK(no_gpu.at("utilization").at("max").is_null());
+  CHECK(no_gpu.at("utilization").at("per_gpu").as_array().empty());
+  CHECK(no_gpu.at("memory").at("peak_mb").is_null());
+  CHECK(no_gpu.at("power").at("energy_wh").is_null());
+
+  // Another exporter's utilisation: per GPU, without memory or power.
   json::value gpu = json::parse(render::job_json(gpu_job()));
   CHECK(gpu.at("gpu").at("alloc_gpu").at("gpu02").as_array().at(0).to_number<int>() == 1);
   CHECK(gpu.at("uses_scratch").as_bool());
+  const json::value& exporter = gpu.at("gpu").at("utilization");
+  CHECK(exporter.at("mean").as_int64() == 0);
+  CHECK(exporter.at("max").as_int64() == 0);
+  REQUIRE(exporter.at("per_gpu").as_array().size() == 2);
+  CHECK(exporter.at("per_gpu").as_array()[1].at("node").as_string() == "gpu02");
+  CHECK(exporter.at("per_gpu").as_array()[1].at("gpuid").as_int64() == 1);
+  CHECK(exporter.at("per_gpu").as_array()[1].at("memory_peak_mb").is_null());
+  CHECK(gpu.at("gpu").at("memory").at("peak_mb").is_null());
+
+  // petricore's own series.
+  json::value own = json::parse(render::job_json(test::gpu_training_job()));
+  const json::value& g = own.at("gpu");
+  CHECK(g.at("alloc_gpu").at("gpu03").as_array().size() == 2);
+  const double busy0 = 9090.0 / 241;  // 61 samples at 90 %, 180 at 20 %
+  CHECK(g.at("utilization").at("mean").to_number<double>() == Approx((busy0 + 30) / 2).margin(0.005));
+  CHECK(g.at("utilization").at("max").as_int64() == 90);
+  const json::value& first = g.at("utilization").at("per_gpu").as_array().at(0);
+  CHECK(first.at("node").as_string() == "gpu03");
+  CHECK(first.at("gpuid").as_int64() == 0);
+  CHECK(first.at("mean").to_number<double>() == Approx(busy0).margin(0.005));
+  CHECK(first.at("memory_peak_mb").as_int64() == 12000);
+  CHECK(first.at("memory_total_mb").as_int64() == 40960);
+  CHECK(first.at("power_mean_w").to_number<double>() == Approx(80 + 2 * busy0).margin(0.005));
+  CHECK(g.at("memory").at("peak_mb").as_int64() == 21000);  // both GPUs at their peak at the end
+  CHECK(g.at("memory").at("total_mb").as_int64() == 81920);
+  CHECK(g.at("power").at("mean_w").to_number<double>() == Approx(220 + 2 * busy0).margin(0.005));
+  // About an hour at ~295 W.
+  CHECK(g.at("power").at("energy_wh").to_number<double>() == Approx(220 + 2 * busy0).epsilon(0.01));
+  REQUIRE(own.at("findings").as_array().size() == 1);
+  CHECK(own.at("findings").as_array()[0].at("rule").as_string() == "gpu_efficiency");
+  CHECK(own.at("findings").as_array()[0].at("severity").as_string() == "warning");
 
   json::value oom = json::parse(render::job_json(oom_without_metrics()));
   CHECK(oom.at("jobid").as_int64() == 51253);  // JobIDRaw, what slurm_job labels carry
@@ -409,6 +459,37 @@ TEST_CASE("terminal text: no escape codes without a tty, bars and colour with on
   CHECK(tty.find('\033') != std::string::npos);
   std::string uncoloured = std::regex_replace(tty, std::regex("\033\\[[0-9;]*m"), "");
   CHECK(uncoloured.find("CPU   ██░░░░░░░░  25 %") != std::string::npos);
+}
+
+TEST_CASE("GPU figures in the text and the mail only for a job with GPUs", "[render]") {
+  JobReport report = test::gpu_training_job();
+  std::string mail = render::mail_text(report, "");
+  INFO(mail);
+  CHECK(lines_starting(mail, "GPU utilisation: ") ==
+        std::vector<std::string>{"GPU utilisation: 33.9 % on average per GPU, 90 % at most"});
+  CHECK(lines_starting(mail, "GPU memory: ") ==
+        std::vector<std::string>{"GPU memory: 21000 MB at peak of 81920 MB (25.6 %)"});
+  CHECK(lines_starting(mail, "GPU power: ").size() == 1);
+  CHECK(lines_starting(mail, "  gpu03 GPU 0: 37.7 % on average, 90 % at most; memory 12000 of").size() == 1);
+  CHECK(lines_starting(mail, "  gpu03 GPU 1: 30 % on average").size() == 1);
+  // The GPU lines sit in the Usage section.
+  CHECK(mail.find("GPU utilisation") > mail.find("----------Usage Data----------"));
+  CHECK(mail.find("GPU utilisation") < mail.find("----------Thread Data----------"));
+
+  std::string text = render::terminal_text(report, false);
+  INFO(text);
+  CHECK(lines_starting(text, "  GPUs      ") ==
+        std::vector<std::string>{"  GPUs      gpu03: 0 1, utilisation 33.9 % mean per GPU, 90 % max"});
+  CHECK(lines_starting(text, "  GPU mem   21000 MB at peak of 81920 MB (25.6 %)").size() == 1);
+  CHECK(lines_starting(text, "  GPU power ").size() == 1);
+  CHECK(lines_starting(text, "            gpu03 GPU 1: 30 % on average").size() == 1);
+  std::string tty = std::regex_replace(render::terminal_text(report, true), std::regex("\033\\[[0-9;]*m"), "");
+  CHECK(tty.find("GPU   ███░░░░░░░  34 %") != std::string::npos);
+
+  for (JobReport cpu_only : {serial_job(), running_job(), test::page_cache_job(), test::accounting_only_job()}) {
+    CHECK(render::mail_text(cpu_only, "").find("GPU") == std::string::npos);
+    CHECK(render::terminal_text(cpu_only, true).find("GPU") == std::string::npos);
+  }
 }
 
 TEST_CASE("figures from Slurm accounting say so in the JSON, the text and the mail", "[render]") {

@@ -178,4 +178,76 @@ inline model::JobReport no_usage_job() {
   return report_from(std::move(job), {});
 }
 
+// Job 4400 of grace: 1 hour of training on two GPUs of gpu03 with 16 cores,
+// sampled every 15 s (241 samples), with petricore's own jobs_gpu_* series.
+// GPU 0 is busy 20 % with a burst to 90 % every fourth sample (mean
+// 9090 / 241 = 37.7 %), GPU 1 a flat 30 %: 33.9 % per GPU on average, a
+// gpu_efficiency warning and nothing else. Device memory climbs linearly to
+// 12000 and 9000 of 40960 MiB each; power is 80 W + 2 W per % busy on GPU 0
+// and a flat 140 W on GPU 1. CPU 1400 % of 1600, memory 40000 of 48000 MB.
+inline model::JobReport gpu_training_job() {
+  model::JobRecord job;
+  job.job_id = job.raw_id = "4400";
+  job.name = "train-resnet";
+  job.user = "grace";
+  job.account = "def-grace";
+  job.partition = "gpu";
+  job.state = "COMPLETED";
+  job.start = kSampleStart;
+  job.end = kSampleStart + 3600;
+  job.time_limit_seconds = 5400;
+  job.alloc_cpus = 16;
+  job.alloc_mem_mb = 48000;
+  job.alloc_nodes = 1;
+  job.alloc_gpus = 2;
+  job.node_list = "gpu03";
+  job.billing = 48;
+  const std::size_t n = 241;
+  const double step = 15;
+  auto on = [](std::map<std::string, std::string> extra = {}) {
+    extra["instance"] = "gpu03";
+    extra["slurm_job"] = "4400";
+    return extra;
+  };
+  auto ramp = [&](double from, double to) {
+    return [=](std::size_t i) { return from + (to - from) * static_cast<double>(i) / (n - 1); };
+  };
+  std::map<std::string, std::vector<model::Series>> m;
+  m["jobs_cpu_percent"].push_back(sample_series(on(), n, step, [](std::size_t) { return 1400; }));
+  m["jobs_cpu_time_total"].push_back(sample_series(on(), n, step, [&](std::size_t i) { return 14 * step * i; }));
+  m["jobs_user_time"].push_back(sample_series(on(), n, step, [&](std::size_t i) { return 13 * step * i; }));
+  m["jobs_system_time"].push_back(sample_series(on(), n, step, [&](std::size_t i) { return 1 * step * i; }));
+  for (int core = 0; core < 16; ++core)
+    m["jobs_cpu_time_core"].push_back(sample_series(on({{"core", std::to_string(core)}}), n, step,
+                                                    [&](std::size_t i) { return 14.0 / 16 * step * i; }));
+  m["jobs_rss"].push_back(sample_series(on(), n, step, ramp(2000, 40000)));
+  m["jobs_read_mb"].push_back(sample_series(on(), n, step, ramp(0, 24000)));
+  m["jobs_write_mb"].push_back(sample_series(on(), n, step, ramp(0, 300)));
+  m["jobs_opened_files"].push_back(sample_series(on(), n, step, [](std::size_t) { return 40; }));
+  m["jobs_uses_scratch"].push_back(sample_series(on(), n, step, [](std::size_t) { return 1; }));
+  m["jobs_thread_count"].push_back(
+      sample_series(on({{"proc_name", "python"}}), n, step, [](std::size_t) { return 24; }));
+  auto busy0 = [](std::size_t i) { return i % 4 == 0 ? 90.0 : 20.0; };
+  for (const char* id : {"0", "1"}) {
+    const bool first = std::string(id) == "0";
+    m["jobs_gpus_used"].push_back(sample_series(on({{"gpuid", id}}), n, step, [](std::size_t) { return 1; }));
+    m["jobs_gpu_info"].push_back(sample_series(on({{"gpuid", id},
+                                                   {"uuid", std::string("GPU-4400-") + id},
+                                                   {"model", "NVIDIA A100-SXM4-40GB"},
+                                                   {"vendor", "nvidia"}}),
+                                               n, step, [](std::size_t) { return 1; }));
+    m["jobs_gpu_utilization_percent"].push_back(
+        sample_series(on({{"gpuid", id}}), n, step, [&](std::size_t i) { return first ? busy0(i) : 30.0; }));
+    m["jobs_gpu_memory_utilization_percent"].push_back(
+        sample_series(on({{"gpuid", id}}), n, step, [&](std::size_t i) { return first ? busy0(i) / 3 : 10.0; }));
+    m["jobs_gpu_memory_used_mb"].push_back(
+        sample_series(on({{"gpuid", id}}), n, step, first ? ramp(500, 12000) : ramp(500, 9000)));
+    m["jobs_gpu_memory_total_mb"].push_back(
+        sample_series(on({{"gpuid", id}}), n, step, [](std::size_t) { return 40960; }));
+    m["jobs_gpu_power_watts"].push_back(
+        sample_series(on({{"gpuid", id}}), n, step, [&](std::size_t i) { return first ? 80 + 2 * busy0(i) : 140.0; }));
+  }
+  return report_from(std::move(job), std::move(m));
+}
+
 }  // namespace petricore::test
