@@ -6,10 +6,13 @@ namespace petricore {
 
 SharedLibrary::SharedLibrary(const char* soname) : SharedLibrary({soname}) {}
 
-SharedLibrary::SharedLibrary(std::initializer_list<const char*> sonames) {
+SharedLibrary::SharedLibrary(std::initializer_list<const char*> sonames)
+    : SharedLibrary(std::vector<std::string>(sonames.begin(), sonames.end())) {}
+
+SharedLibrary::SharedLibrary(const std::vector<std::string>& sonames) {
   std::string failures;
-  for (const char* name : sonames) {
-    handle_ = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  for (const std::string& name : sonames) {
+    handle_ = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle_ != nullptr) {
       soname_ = name;
       return;
@@ -17,12 +20,16 @@ SharedLibrary::SharedLibrary(std::initializer_list<const char*> sonames) {
     failures += (failures.empty() ? "" : "; ") + std::string(::dlerror());
   }
   std::string names;
-  for (const char* name : sonames) names += (names.empty() ? "" : " or ") + std::string(name);
+  for (const std::string& name : sonames) names += (names.empty() ? "" : " or ") + name;
   throw std::runtime_error("cannot load " + names + ": " + failures);
 }
 
+void* SharedLibrary::find(const char* name) const noexcept {
+  return ::dlsym(handle_, name);
+}
+
 void* SharedLibrary::symbol(const char* name) const {
-  void* found = ::dlsym(handle_, name);
+  void* found = find(name);
   if (found == nullptr) throw std::runtime_error("cannot load " + soname_ + ": no symbol " + name);
   return found;
 }

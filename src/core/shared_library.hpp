@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace petricore {
 
@@ -25,6 +26,9 @@ class SharedLibrary {
   // between distributions: libldap-2.5.so.0 on Debian 12, libldap.so.2 with
   // OpenLDAP 2.6 on EL9 and Debian 13). Throws naming every one tried.
   explicit SharedLibrary(std::initializer_list<const char*> sonames);
+  // The same, from a list chosen at run time (a configured path, or a
+  // vendor's sonames newest first).
+  explicit SharedLibrary(const std::vector<std::string>& sonames);
 
   // The soname that was loaded.
   const std::string& soname() const { return soname_; }
@@ -39,9 +43,17 @@ class SharedLibrary {
   Function resolved(const char* name) const {
     return reinterpret_cast<Function>(symbol(name));
   }
+  // Looks up a function only newer versions of the library have: `out` is
+  // null, and false returned, when it is missing.
+  template <typename Function>
+  bool resolve_optional(const char* name, Function& out) const noexcept {
+    out = reinterpret_cast<Function>(find(name));
+    return out != nullptr;
+  }
 
  private:
   void* symbol(const char* name) const;
+  void* find(const char* name) const noexcept;  // null when missing
   std::string soname_;
   void* handle_ = nullptr;
 };
