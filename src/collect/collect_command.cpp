@@ -2,6 +2,7 @@
 
 #include "collect/error_counter.hpp"
 #include "collect/exported_jobs.hpp"
+#include "collect/gpu_rocm.hpp"
 #include "collect/held_files.hpp"
 #include "collect/layout.hpp"
 #include "collect/metrics.hpp"
@@ -77,6 +78,7 @@ void validate(CollectOptions& o) {
   if (!(o.once_window > 0) || o.once_window > 60) throw UsageError("--once-window must be between 0 and 60 seconds");
   if (!(o.push_timeout > 0)) throw UsageError("--push-timeout must be a positive number of seconds");
   if (o.max_proc_names == 0) throw UsageError("--max-proc-names must be at least 1");
+  if (o.nvml_library.empty()) throw UsageError("--nvml-library must name a library, or be none");
   for (const auto& prefix : o.scratch_prefixes)
     if (prefix.empty() || prefix[0] != '/')
       throw UsageError("--scratch-prefix must be an absolute path: '" + prefix + "'");
@@ -97,6 +99,11 @@ int run_collect(CollectOptions o) {
   sampler_options.scratch_prefixes = o.scratch_prefixes;
   sampler_options.max_proc_names = o.max_proc_names;
   if (!o.exclude_uid_file.empty()) sampler_options.excluded_uids = read_uid_file(o.exclude_uid_file);
+  if (o.nvml_library != "none") sampler_options.nvml_library = o.nvml_library;
+  if (o.rocm_smi_library.empty())
+    sampler_options.rocm_smi_libraries = default_rocm_libraries();
+  else if (o.rocm_smi_library != "none")
+    sampler_options.rocm_smi_libraries = {o.rocm_smi_library};
 
   // One malloc arena: the HTTP threads would otherwise each get their own,
   // about 0.6 MiB of resident memory apiece on a busy node, for no gain at

@@ -34,6 +34,9 @@ struct CollectOptions {
   std::vector<std::string> scratch_prefixes{"/scratch", "/localscratch"};
   std::string exclude_uid_file;
   std::size_t max_proc_names = 16;
+  // The GPU libraries, dlopen()ed on first use; "none" turns a source off.
+  std::string nvml_library = "libnvidia-ml.so.1";
+  std::string rocm_smi_library;  // empty: librocm_smi64.so.7, then .6, then .5
 };
 
 // Bad options or configuration: core/startup_error.hpp (exit status 2).

@@ -5,6 +5,7 @@
 #include "core/log.hpp"
 #include "core/shared_library.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -33,7 +34,10 @@ constexpr double kMiB = 1024.0 * 1024.0;
   X(utilization, nvmlDeviceGetUtilizationRates)                 \
   X(power_usage, nvmlDeviceGetPowerUsage)                       \
   X(compute_processes, nvmlDeviceGetComputeRunningProcesses_v3) \
-  X(mig_mode, nvmlDeviceGetMigMode)
+  X(mig_mode, nvmlDeviceGetMigMode)                             \
+  X(max_mig_devices, nvmlDeviceGetMaxMigDeviceCount)            \
+  X(mig_handle, nvmlDeviceGetMigDeviceHandleByIndex)            \
+  X(gpu_instance_id, nvmlDeviceGetGpuInstanceId)
 
 struct NvmlLibrary {
   PETRICORE_NVML_FUNCTIONS(PETRICORE_DLSYM_MEMBER)
@@ -58,8 +62,11 @@ struct NvmlGpus::Impl {
   bool initialised = false;
   double retry_at = 0;
   std::vector<nvmlDevice_t> handles;  // by devices_ index
-  bool enumerate_next = true;         // a lost GPU or a count change: enumerate at the next read
+  bool enumerate_next = true;         // a lost GPU, a count change, a MIG change: enumerate at the next read
   bool lost_logged = false;
+  unsigned known_count = 0;  // the device count of the last enumeration (MIG instances not counted)
+  std::vector<nvmlProcessInfo_t> infos = std::vector<nvmlProcessInfo_t>(kProcessRoom);  // reused
+  std::size_t process_count = 0;                                                        // in infos
 
   Impl(std::string library_, ErrorCounter& errors_) : library(std::move(library_)), errors(errors_) {}
 
@@ -72,11 +79,10 @@ struct NvmlGpus::Impl {
   bool load() {
     if (lib) return true;
     if (state == State::OffForGood) return false;
-    std::optional<SharedLibrary> so;
-    try {
-      so.emplace(library.c_str());
-    } catch (const std::runtime_error& e) {
-      log::info(std::string{"GPU source nvml off: "} + e.what());
+    std::string why;
+    std::optional<SharedLibrary> so = SharedLibrary::try_open({library}, why);
+    if (!so) {
+      log::info("GPU source nvml off: " + why);
       state = State::OffForGood;
       return false;
     }
@@ -109,9 +115,100 @@ struct NvmlGpus::Impl {
 
   void count_error(const char* call, const GpuDevice& device, nvmlReturn_t rc) {
     errors.count("gpu", std::string{"nvml "} + call,
-                 std::string{"NVML "} + call + " failed on GPU " + std::to_string(device.index) + ": " + describe(rc));
+                 std::string{"NVML "} + call + " failed on GPU " + device_name(device) + ": " + describe(rc));
   }
+  static std::string device_name(const GpuDevice& device) {
+    std::string name = std::to_string(device.index);
+    if (device.instance) name += " MIG instance " + std::to_string(*device.instance);
+    return name;
+  }
+
+  void enumerate(std::vector<GpuDevice>& devices, unsigned count);
+  void enumerate_instances(nvmlDevice_t parent_handle, const GpuDevice& parent, std::vector<GpuDevice>& devices);
+  // The compute processes on `handle` (all instances' on a MIG GPU, which
+  // root may ask of the whole GPU): false when the query failed.
+  bool processes(nvmlDevice_t handle, nvmlReturn_t& rc);
 };
+
+void NvmlGpus::Impl::enumerate(std::vector<GpuDevice>& devices, unsigned count) {
+  const NvmlLibrary& nvml = *lib;
+  devices.clear();
+  handles.clear();
+  nvmlReturn_t rc;
+  for (unsigned i = 0; i < count; ++i) {
+    nvmlDevice_t handle = nullptr;
+    GpuDevice device;
+    device.index = i;
+    if ((rc = nvml.handle_by_index(i, &handle)) != NVML_SUCCESS) {
+      count_error("handle", device, rc);
+      continue;
+    }
+    char text[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+    if ((rc = nvml.minor_number(handle, &device.number)) != NVML_SUCCESS) {
+      // Without its minor number the device cannot be matched to a job.
+      count_error("minor number", device, rc);
+      continue;
+    }
+    device.id = std::to_string(device.number);
+    if (nvml.uuid(handle, text, sizeof text) == NVML_SUCCESS) device.uuid = text;
+    if (nvml.name(handle, text, sizeof text) == NVML_SUCCESS) device.model = text;
+    unsigned current = 0, pending = 0;
+    device.mig = nvml.mig_mode(handle, &current, &pending) == NVML_SUCCESS && current == NVML_DEVICE_MIG_ENABLE;
+    devices.push_back(device);
+    handles.push_back(handle);
+    if (device.mig) enumerate_instances(handle, device, devices);
+  }
+}
+
+// A MIG GPU's instances, right after the GPU itself in `devices`.
+void NvmlGpus::Impl::enumerate_instances(nvmlDevice_t parent_handle, const GpuDevice& parent,
+                                         std::vector<GpuDevice>& devices) {
+  const NvmlLibrary& nvml = *lib;
+  unsigned room = 0;
+  nvmlReturn_t rc = nvml.max_mig_devices(parent_handle, &room);
+  if (rc != NVML_SUCCESS) {
+    count_error("MIG device count", parent, rc);
+    return;
+  }
+  for (unsigned m = 0; m < room; ++m) {
+    nvmlDevice_t handle = nullptr;
+    rc = nvml.mig_handle(parent_handle, m, &handle);
+    if (rc == NVML_ERROR_NOT_FOUND) continue;  // no instance at this index
+    if (rc != NVML_SUCCESS) {
+      count_error("MIG device handle", parent, rc);
+      continue;
+    }
+    unsigned instance = 0;
+    if ((rc = nvml.gpu_instance_id(handle, &instance)) != NVML_SUCCESS) {
+      count_error("GPU instance id", parent, rc);
+      continue;
+    }
+    GpuDevice device;
+    device.index = parent.index;
+    device.number = parent.number;
+    device.instance = instance;
+    device.id = parent.id + "/" + std::to_string(instance);
+    char text[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+    if (nvml.uuid(handle, text, sizeof text) == NVML_SUCCESS) device.uuid = text;
+    if (nvml.name(handle, text, sizeof text) == NVML_SUCCESS) device.model = text;
+    devices.push_back(std::move(device));
+    handles.push_back(handle);
+  }
+}
+
+bool NvmlGpus::Impl::processes(nvmlDevice_t handle, nvmlReturn_t& rc) {
+  unsigned room = static_cast<unsigned>(infos.size());
+  rc = lib->compute_processes(handle, &room, infos.data());
+  if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {  // more than the room: once more with room for all
+    infos.resize(room + 8);
+    room = static_cast<unsigned>(infos.size());
+    rc = lib->compute_processes(handle, &room, infos.data());
+  }
+  if (rc != NVML_SUCCESS) return false;
+  infos.resize(std::max<std::size_t>(room, kProcessRoom));
+  process_count = std::min<std::size_t>(room, infos.size());
+  return true;
+}
 
 NvmlGpus::NvmlGpus(std::string library, ErrorCounter& errors)
     : impl_(std::make_unique<Impl>(std::move(library), errors)) {}
@@ -136,31 +233,10 @@ std::vector<GpuSample> NvmlGpus::read(double now) {
     s.errors.count("gpu", "nvml device count", "NVML device count failed: " + s.describe(rc));
     return samples;
   }
-  if (count != devices_.size()) s.enumerate_next = true;
+  if (count != s.known_count) s.enumerate_next = true;
   if (s.enumerate_next) {
-    devices_.clear();
-    s.handles.clear();
-    for (unsigned i = 0; i < count; ++i) {
-      nvmlDevice_t handle = nullptr;
-      GpuDevice device;
-      device.index = i;
-      if ((rc = nvml.handle_by_index(i, &handle)) != NVML_SUCCESS) {
-        s.count_error("handle", device, rc);
-        continue;
-      }
-      char text[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
-      if ((rc = nvml.minor_number(handle, &device.minor)) != NVML_SUCCESS) {
-        // Without its minor number the device cannot be matched to a job.
-        s.count_error("minor number", device, rc);
-        continue;
-      }
-      if (nvml.uuid(handle, text, sizeof text) == NVML_SUCCESS) device.uuid = text;
-      if (nvml.name(handle, text, sizeof text) == NVML_SUCCESS) device.model = text;
-      unsigned current = 0, pending = 0;
-      device.mig = nvml.mig_mode(handle, &current, &pending) == NVML_SUCCESS && current == NVML_DEVICE_MIG_ENABLE;
-      devices_.push_back(std::move(device));
-      s.handles.push_back(handle);
-    }
+    s.enumerate(devices_, count);
+    s.known_count = count;
     s.enumerate_next = false;
     if (devices_.empty()) {
       log::warning("GPU source nvml off: " + s.library + " finds no GPU; trying again in 5 minutes");
@@ -174,6 +250,8 @@ std::vector<GpuSample> NvmlGpus::read(double now) {
   }
 
   bool lost = false;
+  // A call failing on a MIG instance: the instance may have been destroyed.
+  bool instances_changed = false;
   auto note = [&](const char* call, std::size_t i, nvmlReturn_t result) {
     if (result == NVML_ERROR_GPU_IS_LOST) {
       lost = true;
@@ -182,19 +260,27 @@ std::vector<GpuSample> NvmlGpus::read(double now) {
                      ") is lost: the GPUs are enumerated again");
       s.lost_logged = true;
     }
+    if (devices_[i].instance && result != NVML_ERROR_NOT_SUPPORTED) instances_changed = true;
     if (result != NVML_ERROR_NOT_SUPPORTED) s.count_error(call, devices_[i], result);
   };
-  std::vector<nvmlProcessInfo_t> infos(kProcessRoom);
+  // The processes of the last MIG GPU read, by instance, for its instances
+  // (which follow it in devices_).
+  std::vector<std::pair<unsigned, int>> instance_pids;
+  bool instance_pids_known = false;
+  samples.reserve(devices_.size());
   for (std::size_t i = 0; i < devices_.size(); ++i) {
+    const GpuDevice& device = devices_[i];
     nvmlDevice_t handle = s.handles[i];
     GpuSample sample;
     sample.device = i;
-    nvmlUtilization_t utilization{};
-    if ((rc = nvml.utilization(handle, &utilization)) == NVML_SUCCESS) {
-      sample.utilization_percent = utilization.gpu;
-      sample.memory_utilization_percent = utilization.memory;
-    } else if (!(rc == NVML_ERROR_NOT_SUPPORTED && devices_[i].mig)) {
-      note("utilization", i, rc);
+    if (!device.instance) {
+      nvmlUtilization_t utilization{};
+      if ((rc = nvml.utilization(handle, &utilization)) == NVML_SUCCESS) {
+        sample.utilization_percent = utilization.gpu;
+        sample.memory_utilization_percent = utilization.memory;
+      } else if (!(rc == NVML_ERROR_NOT_SUPPORTED && device.mig)) {
+        note("utilization", i, rc);
+      }
     }
     nvmlMemory_t memory{};
     if ((rc = nvml.memory_info(handle, &memory)) == NVML_SUCCESS) {
@@ -203,31 +289,45 @@ std::vector<GpuSample> NvmlGpus::read(double now) {
     } else {
       note("memory", i, rc);
     }
+    if (device.instance) {
+      // Its processes are among its GPU's.
+      sample.pids_known = instance_pids_known;
+      for (const auto& [instance, pid] : instance_pids)
+        if (instance == *device.instance) sample.pids.push_back(pid);
+      samples.push_back(std::move(sample));
+      continue;
+    }
     unsigned milliwatts = 0;
     if ((rc = nvml.power_usage(handle, &milliwatts)) == NVML_SUCCESS)
       sample.power_watts = milliwatts / 1000.0;
     else
       note("power", i, rc);
-    unsigned room = static_cast<unsigned>(infos.size());
-    rc = nvml.compute_processes(handle, &room, infos.data());
-    if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {  // more than the room: once more with room for all
-      infos.resize(room + 8);
-      room = static_cast<unsigned>(infos.size());
-      rc = nvml.compute_processes(handle, &room, infos.data());
-    }
-    if (rc == NVML_SUCCESS) {
+    instance_pids.clear();
+    instance_pids_known = false;
+    if (s.processes(handle, rc)) {
       sample.pids_known = true;
-      for (unsigned p = 0; p < room && p < infos.size(); ++p) sample.pids.push_back(static_cast<int>(infos[p].pid));
+      instance_pids_known = device.mig;
+      for (std::size_t p = 0; p < s.process_count; ++p) {
+        const nvmlProcessInfo_t& info = s.infos[p];
+        if (device.mig && info.gpuInstanceId != PETRICORE_NVML_NO_INSTANCE)
+          instance_pids.emplace_back(info.gpuInstanceId, static_cast<int>(info.pid));
+        else
+          sample.pids.push_back(static_cast<int>(info.pid));
+      }
+      // A process on an instance not enumerated: one made since.
+      for (const auto& [instance, pid] : instance_pids) {
+        bool known = false;
+        for (std::size_t j = i + 1; j < devices_.size() && devices_[j].instance; ++j)
+          known = known || *devices_[j].instance == instance;
+        if (!known) instances_changed = true;
+      }
     } else {
       note("processes", i, rc);
     }
     samples.push_back(std::move(sample));
   }
-  if (lost) {
-    s.enumerate_next = true;
-  } else {
-    s.lost_logged = false;
-  }
+  if (lost || instances_changed) s.enumerate_next = true;
+  if (!lost) s.lost_logged = false;
   return samples;
 }
 

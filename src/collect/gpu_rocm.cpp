@@ -96,11 +96,10 @@ struct RocmGpus::Impl {
   bool load() {
     if (lib) return true;
     if (state == State::OffForGood) return false;
-    std::optional<SharedLibrary> so;
-    try {
-      so.emplace(libraries);
-    } catch (const std::runtime_error& e) {
-      log::info(std::string{"GPU source rocm off: "} + e.what());
+    std::string why;
+    std::optional<SharedLibrary> so = SharedLibrary::try_open(libraries, why);
+    if (!so) {
+      log::info("GPU source rocm off: " + why);
       state = State::OffForGood;
       return false;
     }

@@ -10,14 +10,16 @@
 namespace petricore::collect {
 
 class CgroupReader;
+class ErrorCounter;
 class ProcfsReader;
 struct SamplerOptions;
 
 // Every collector, in the order the sampler runs them: the walk over the
 // job's processes comes first (the environment and the CPU shares use what
 // it found), and the owner is known before the cgroup files are read (an
-// excluded user's job is read no further).
+// excluded user's job is read no further); the GPU sources come last, since
+// they match the GPUs to the job's processes and its GPU ids.
 std::vector<std::unique_ptr<JobCollector>> make_job_collectors(CgroupReader& cgroups, ProcfsReader& procfs,
-                                                               const SamplerOptions& options);
+                                                               const SamplerOptions& options, ErrorCounter& errors);
 
 }  // namespace petricore::collect

@@ -10,6 +10,20 @@
 
 namespace petricore::collect {
 
+// One GPU the job holds, as its vendor's library read it this pass
+// (gpu_collector.hpp); a value is absent when the library did not give it.
+struct JobGpuReading {
+  std::string gpuid;   // the node's GPU number as Slurm gives it, "<gpu>/<gi>" for a MIG instance
+  std::string uuid;    // GPU-..., MIG-..., or AMD's unique id
+  std::string model;   // "NVIDIA A100-SXM4-40GB"
+  std::string vendor;  // "nvidia", "amd"
+  std::optional<double> utilization_percent;         // of the last sample period
+  std::optional<double> memory_utilization_percent;  // the memory controller's
+  std::optional<double> memory_used_mib;             // the whole device's, not the job's share
+  std::optional<double> memory_total_mib;
+  std::optional<double> power_watts;
+};
+
 struct JobSample {
   // The label slurm_job: the numeric id; for a job whose cgroup is named by
   // its SLUID, the SLUID itself until a process environment gives the id.
@@ -51,6 +65,11 @@ struct JobSample {
   double write_mib = 0;  // MiB, exited processes included
   std::uint64_t read_count = 0;
   std::uint64_t write_count = 0;
+
+  // GPUs, from NVML and ROCm SMI: those the job holds, and how many of its
+  // processes run on a GPU it does not hold (by that GPU's gpuid).
+  std::vector<JobGpuReading> gpu_readings;
+  std::vector<std::pair<std::string, std::int64_t>> gpu_foreign_processes;
 };
 
 }  // namespace petricore::collect

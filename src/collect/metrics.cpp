@@ -72,6 +72,27 @@ void emit_families(const std::vector<JobSample>& jobs, const SelfMetrics& self, 
                    "gpuid", [](const JobSample& j, const auto& emit) {
                      for (const auto& gpu : j.gpus) emit(gpu, 1.0);
                    });
+  // The GPUs the job holds, as NVML or ROCm SMI read them (gpu_mapping.hpp).
+  out.family("jobs_gpu_info", "GPU the job holds; always 1", MetricType::Gauge);
+  for (const auto& job : jobs)
+    for (const auto& gpu : job.gpu_readings) out.gpu_info(job, gpu);
+  auto per_gpu = [&](const char* name, const char* help, std::optional<double> JobGpuReading::*value) {
+    out.family(name, help, MetricType::Gauge);
+    for (const auto& job : jobs)
+      for (const auto& gpu : job.gpu_readings)
+        if (const std::optional<double>& v = gpu.*value) out.job(job, *v, "gpuid", gpu.gpuid);
+  };
+  per_gpu("jobs_gpu_utilization_percent", "Percent of the last sample period the GPU was busy",
+          &JobGpuReading::utilization_percent);
+  per_gpu("jobs_gpu_memory_utilization_percent", "Percent of the last sample period the GPU memory was read or written",
+          &JobGpuReading::memory_utilization_percent);
+  per_gpu("jobs_gpu_memory_used_mb", "GPU memory in use on the device, MiB", &JobGpuReading::memory_used_mib);
+  per_gpu("jobs_gpu_memory_total_mb", "GPU memory of the device, MiB", &JobGpuReading::memory_total_mib);
+  per_gpu("jobs_gpu_power_watts", "Power draw of the GPU, watts", &JobGpuReading::power_watts);
+  per_job_labelled("jobs_gpu_foreign_processes", "Processes of the job on a GPU it does not hold", "gpuid",
+                   [](const JobSample& j, const auto& emit) {
+                     for (const auto& [gpu, n] : j.gpu_foreign_processes) emit(gpu, static_cast<double>(n));
+                   });
 
   // user, uid, account and, only for a job whose cgroup is named by its
   // SLUID, sluid: the series of other jobs stay what they were.
@@ -113,7 +134,7 @@ std::string uid_label(const JobSample& job) {
 class SnapshotOut {
  public:
   // The families above and a few more (the vector is moved out whole).
-  static constexpr std::size_t kFamilies = 40;
+  static constexpr std::size_t kFamilies = 48;
   explicit SnapshotOut(const std::string& instance) : instance_(instance) { families_.reserve(kFamilies); }
 
   void family(const char* name, const char* help, MetricType type) {
@@ -125,6 +146,9 @@ class SnapshotOut {
   }
   void job(const JobSample& job, double value, const char* label, int label_value) {
     add(series(job, value, {{label, std::to_string(label_value)}}));
+  }
+  void gpu_info(const JobSample& job, const JobGpuReading& gpu) {
+    add(series(job, 1.0, {{"gpuid", gpu.gpuid}, {"uuid", gpu.uuid}, {"model", gpu.model}, {"vendor", gpu.vendor}}));
   }
   void job_info(const JobSample& job) {
     std::vector<ClientMetric::Label> labels{{"user", job.user}, {"uid", uid_label(job)}, {"account", job.account}};
@@ -206,6 +230,14 @@ class TextOut {
     char digits[16];
     auto last = std::to_chars(digits, digits + sizeof digits, label_value).ptr;
     this->job(job, value, label, std::string_view(digits, static_cast<std::size_t>(last - digits)));
+  }
+  void gpu_info(const JobSample& job, const JobGpuReading& gpu) {
+    job_labels(job);
+    label_pair("gpuid", gpu.gpuid);
+    label_pair("uuid", gpu.uuid);
+    label_pair("model", gpu.model);
+    label_pair("vendor", gpu.vendor);
+    end(1.0);
   }
   void job_info(const JobSample& job) {
     job_labels(job);

@@ -65,6 +65,8 @@ typedef struct nvmlProcessInfo_st {
 #define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
 #define NVML_VALUE_NOT_AVAILABLE (~0ULL)
 #define NVML_DEVICE_MIG_ENABLE 1
+/* Not an NVML name: the gpuInstanceId of a process outside MIG. */
+#define PETRICORE_NVML_NO_INSTANCE 0xFFFFFFFFu
 
 nvmlReturn_t nvmlInit_v2(void);
 nvmlReturn_t nvmlShutdown(void);
@@ -82,6 +84,13 @@ nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power);
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount,
                                                      nvmlProcessInfo_t* infos);
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* currentMode, unsigned int* pendingMode);
+/* MIG (R450 and later): a GPU with MIG on has up to *count MIG devices, each
+ * with a handle of its own (NVML_ERROR_NOT_FOUND for an index without one);
+ * the memory, UUID and name calls take such a handle, the utilisation and
+ * power calls answer NVML_ERROR_NOT_SUPPORTED for it. */
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int* count);
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t* migDevice);
+nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int* id);
 
 #ifdef __cplusplus
 }

@@ -77,7 +77,7 @@ struct Sampler::Impl {
         layout(std::move(l)),
         options(std::move(o)),
         errors(e),
-        collectors(make_job_collectors(cgroups, procfs, options)) {}
+        collectors(make_job_collectors(cgroups, procfs, options, e)) {}
 
   // Jobs that ended, not yet handed out by take_ended().
   std::vector<JobSample> ended;

@@ -28,6 +28,9 @@ struct SamplerOptions {
   std::vector<std::string> scratch_prefixes{"/scratch", "/localscratch"};
   std::set<unsigned> excluded_uids;
   std::size_t max_proc_names = 16;  // jobs_thread_count names per job before "other"
+  // The GPU libraries (gpu_source.hpp), tried in order; none: that source is off.
+  std::string nvml_library;
+  std::vector<std::string> rocm_smi_libraries;
 };
 
 class Sampler {

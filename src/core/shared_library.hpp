@@ -11,6 +11,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,6 +30,11 @@ class SharedLibrary {
   // The same, from a list chosen at run time (a configured path, or a
   // vendor's sonames newest first).
   explicit SharedLibrary(const std::vector<std::string>& sonames);
+  // The same without an exception, for a library whose absence is normal
+  // (the GPU libraries on a node without GPUs): empty, with `why` set, when
+  // none loads. An exception's unwinding would page in for good some 300 kB
+  // of the binary's and the C++ runtime's unwind tables and code.
+  static std::optional<SharedLibrary> try_open(const std::vector<std::string>& sonames, std::string& why);
 
   // The soname that was loaded.
   const std::string& soname() const { return soname_; }
@@ -54,6 +60,9 @@ class SharedLibrary {
  private:
   void* symbol(const char* name) const;
   void* find(const char* name) const noexcept;  // null when missing
+  SharedLibrary() = default;
+  // Opens the first of `sonames` that loads; false, with `why`, when none does.
+  bool open_first(const std::vector<std::string>& sonames, std::string& why);
   std::string soname_;
   void* handle_ = nullptr;
 };

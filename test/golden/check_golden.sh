@@ -16,7 +16,7 @@ petricore=${1:?usage: check_golden.sh PETRICORE}
 # promtool's lint findings that the metric contract (ARCHITECTURE.md §4) makes
 # on purpose: the names are the users' and must not change. Anything else
 # promtool says is a failure.
-known_lint='^(jobs_cpu_time_total non-counter metrics should not have "_total" suffix|jobs_(read|write|thread)_count non-histogram and non-summary metrics should not have "_count" suffix|jobs_(read|write|memory_limit|memory_peak|memory_anon|memory_shmem|memory_file|memory_kernel|memory_swap|memory_usage)_mb metric names should not contain abbreviated units)$'
+known_lint='^(jobs_cpu_time_total non-counter metrics should not have "_total" suffix|jobs_(read|write|thread)_count non-histogram and non-summary metrics should not have "_count" suffix|jobs_(read|write|memory_limit|memory_peak|memory_anon|memory_shmem|memory_file|memory_kernel|memory_swap|memory_usage|gpu_memory_used|gpu_memory_total)_mb metric names should not contain abbreviated units)$'
 
 passed=0
 failed=0

@@ -8,10 +8,14 @@
 #               (check_golden.sh uses this)
 #   PETRICORE   the binary (default: build/src/petricore in the source tree)
 # Environment: PETRICORE_FIXTURES, the fixtures directory (default: the one
-# next to this script).
+# next to this script); PETRICORE_NVML_STANDIN_LIBRARY, the stand-in
+# libnvidia-ml.so.1 (default: the one in build/).
 #
 # Per case, optional files next to cgroup/ and proc/:
 #   args        extra command-line arguments, one per line (e.g. --layout pattern)
+#   nvml-standin  the node's NVIDIA GPUs: the file of the stand-in NVML
+#               (test/standin/nvml_standin.c), which the case runs with;
+#               without it, the case runs with no GPU library
 #   owner-jobs  job ids whose owner comes from the owner of /proc/<pid> (cgroup
 #               v2 and pattern layouts have no uid in the path). A checkout's
 #               files belong to whoever checked it out, so for these jobs the
@@ -28,6 +32,7 @@ if [ "${1:-}" = --out ]; then
   shift 2
 fi
 petricore=${1:-$here/../../build/src/petricore}
+nvml_standin_library=${PETRICORE_NVML_STANDIN_LIBRARY:-$here/../../build/test/standin/libnvidia-ml.so.1}
 if [ ! -x "$petricore" ]; then
   echo "regenerate.sh: $petricore is not an executable (build first, or pass the path)" >&2
   exit 2
@@ -51,14 +56,21 @@ for case_dir in "$fixtures"/*/; do
   if [ -f "$case_dir/args" ]; then
     mapfile -t extra < "$case_dir/args"
   fi
+  # No GPU library of this machine's may reach a case: only a case's stand-in.
+  gpu_env=(env -u PETRICORE_NVML_STANDIN)
+  gpu_args=(--rocm-smi-library none --nvml-library none)
+  if [ -f "$case_dir/nvml-standin" ]; then
+    gpu_env=(env PETRICORE_NVML_STANDIN="$case_dir/nvml-standin")
+    gpu_args=(--rocm-smi-library none --nvml-library "$nvml_standin_library")
+  fi
   if [ -n "$out_dir" ]; then
     target=$out_dir/$name.prom
   else
     target=$case_dir/expected.prom
   fi
   raw=$(mktemp)
-  if ! "$petricore" collect --once --once-window 0.01 --instance fixture \
-      --cgroup-root "$case_dir/cgroup" --proc-root "$case_dir/proc" "${extra[@]}" \
+  if ! "${gpu_env[@]}" "$petricore" collect --once --once-window 0.01 --instance fixture \
+      --cgroup-root "$case_dir/cgroup" --proc-root "$case_dir/proc" "${gpu_args[@]}" "${extra[@]}" \
       > "$raw" 2> "$raw.err"; then
     echo "regenerate.sh: petricore failed on $name:" >&2
     cat "$raw.err" >&2

@@ -15,12 +15,23 @@
  *                                        (calls: handle minor uuid name memory
  *                                        utilization power processes mig)
  *   fail call=count code=999             nvmlDeviceGetCount_v2 fails
+ *   instance gpu=0 gi=1 uuid=MIG-1 name="NVIDIA A100-SXM4-40GB MIG 3g.20gb" memory_total_mib=19968 memory_used_mib=512
+ *                                        a MIG instance of a device with mig=1
+ *   process gpu=0 gi=1 pid=1234          a process on that instance
+ *
+ * Files in the directory `<file>.d/` are read after the file, in name order,
+ * as if appended to it (a sample there overrides the file's): a job of the
+ * end-to-end tests puts its own processes and readings there as it runs.
+ * The file and the directory are read again when either changed (its
+ * mtime: replace a drop-in by rename, as the tests do).
  *
  * A handle of a device that a later version of the file no longer has answers
- * NVML_ERROR_GPU_IS_LOST, as a GPU that fell off the bus does. Not thread-safe,
- * as petricore's one sampling thread needs. */
+ * NVML_ERROR_GPU_IS_LOST, as a GPU that fell off the bus does; a MIG instance
+ * that is gone, NVML_ERROR_NOT_FOUND. Not thread-safe, as petricore's one
+ * sampling thread needs. */
 #include "collect/nvml_api.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +40,8 @@
 #define MAX_GPUS 64
 #define MAX_PROCESSES 256
 #define MAX_FAILS 64
+#define MAX_INSTANCES 64
+#define MAX_DROPINS 64
 
 struct nvmlDevice_st {
   int present;
@@ -40,10 +53,14 @@ struct nvmlDevice_st {
   unsigned util, memory_util;
   unsigned long long memory_used;
   unsigned power_mw;
+  /* A MIG instance: its GPU (index) and GPU instance id. */
+  int is_instance;
+  unsigned parent, gi;
 };
 
 struct process {
   unsigned gpu;
+  unsigned gi; /* 0xFFFFFFFF: not on a MIG instance */
   unsigned pid;
   unsigned long long used;
 };
@@ -56,13 +73,15 @@ struct fail {
 
 static struct nvmlDevice_st gpus[MAX_GPUS];
 static unsigned gpu_count;
+static struct nvmlDevice_st instances[MAX_INSTANCES];
+static unsigned instance_count;
 static struct process processes[MAX_PROCESSES];
 static unsigned process_count;
 static struct fail fails[MAX_FAILS];
 static unsigned fail_count;
 static nvmlReturn_t init_code;
 static int initialised;
-static struct stat loaded; /* the file as last read */
+static struct stat loaded, loaded_dir; /* the file and its drop-in directory as last read */
 
 static const unsigned long long kMiB = 1024ULL * 1024ULL;
 
@@ -96,12 +115,9 @@ static void copy_text(char* to, size_t room, const char* from) {
   snprintf(to, room, "%s", from);
 }
 
-static void load(const char* path) {
+static void load_file(const char* path) {
   FILE* file = fopen(path, "r");
-  if (file == NULL) return; /* keeps what it had */
-  for (unsigned i = 0; i < MAX_GPUS; ++i) gpus[i].present = 0;
-  gpu_count = process_count = fail_count = 0;
-  init_code = NVML_SUCCESS;
+  if (file == NULL) return;
   char buffer[1024];
   while (fgets(buffer, sizeof buffer, file) != NULL) {
     char* line = buffer;
@@ -135,11 +151,26 @@ static void load(const char* path) {
         gpus[gpu].memory_used = sample.memory_used;
         gpus[gpu].power_mw = sample.power_mw;
       }
+    } else if (strcmp(record, "instance") == 0 && instance_count < MAX_INSTANCES) {
+      struct nvmlDevice_st* mig = &instances[instance_count++];
+      memset(mig, 0, sizeof *mig);
+      mig->present = 1;
+      mig->is_instance = 1;
+      while (next_word(&line, &key, &value)) {
+        if (strcmp(key, "gpu") == 0) mig->parent = (unsigned)strtoul(value, NULL, 10);
+        if (strcmp(key, "gi") == 0) mig->gi = (unsigned)strtoul(value, NULL, 10);
+        if (strcmp(key, "uuid") == 0) copy_text(mig->uuid, sizeof mig->uuid, value);
+        if (strcmp(key, "name") == 0) copy_text(mig->name, sizeof mig->name, value);
+        if (strcmp(key, "memory_total_mib") == 0) mig->memory_total = strtoull(value, NULL, 10) * kMiB;
+        if (strcmp(key, "memory_used_mib") == 0) mig->memory_used = strtoull(value, NULL, 10) * kMiB;
+      }
     } else if (strcmp(record, "process") == 0 && process_count < MAX_PROCESSES) {
       struct process* p = &processes[process_count++];
       memset(p, 0, sizeof *p);
+      p->gi = PETRICORE_NVML_NO_INSTANCE;
       while (next_word(&line, &key, &value)) {
         if (strcmp(key, "gpu") == 0) p->gpu = (unsigned)strtoul(value, NULL, 10);
+        if (strcmp(key, "gi") == 0) p->gi = (unsigned)strtoul(value, NULL, 10);
         if (strcmp(key, "pid") == 0) p->pid = (unsigned)strtoul(value, NULL, 10);
         if (strcmp(key, "used_mib") == 0) p->used = strtoull(value, NULL, 10) * kMiB;
       }
@@ -161,15 +192,52 @@ static void load(const char* path) {
   fclose(file);
 }
 
-/* Reads the file again when it changed since it was last read. */
+static int by_name(const void* a, const void* b) {
+  return strcmp((const char*)a, (const char*)b);
+}
+
+/* The file, then its drop-ins in name order. */
+static void load(const char* path) {
+  for (unsigned i = 0; i < MAX_GPUS; ++i) gpus[i].present = 0;
+  for (unsigned i = 0; i < MAX_INSTANCES; ++i) instances[i].present = 0;
+  gpu_count = instance_count = process_count = fail_count = 0;
+  init_code = NVML_SUCCESS;
+  load_file(path);
+  char dir_path[4096];
+  snprintf(dir_path, sizeof dir_path, "%s.d", path);
+  DIR* dir = opendir(dir_path);
+  if (dir == NULL) return;
+  static char names[MAX_DROPINS][256];
+  unsigned count = 0;
+  struct dirent* entry;
+  while ((entry = readdir(dir)) != NULL && count < MAX_DROPINS)
+    if (entry->d_name[0] != '.') copy_text(names[count++], sizeof names[0], entry->d_name);
+  closedir(dir);
+  qsort(names, count, sizeof names[0], by_name);
+  for (unsigned i = 0; i < count; ++i) {
+    char file_path[4096 + 256 + 2];
+    snprintf(file_path, sizeof file_path, "%.4095s/%.255s", dir_path, names[i]);
+    load_file(file_path);
+  }
+}
+
+static int same(const struct stat* a, const struct stat* b) {
+  return a->st_ino == b->st_ino && a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+         a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Reads the file and its drop-ins again when either changed since they were
+ * last read. */
 static void refresh(void) {
   const char* path = getenv("PETRICORE_NVML_STANDIN");
-  struct stat now;
+  struct stat now, now_dir;
   if (path == NULL || stat(path, &now) != 0) return;
-  if (now.st_ino == loaded.st_ino && now.st_size == loaded.st_size && now.st_mtim.tv_sec == loaded.st_mtim.tv_sec &&
-      now.st_mtim.tv_nsec == loaded.st_mtim.tv_nsec)
-    return;
+  char dir_path[4096];
+  snprintf(dir_path, sizeof dir_path, "%s.d", path);
+  if (stat(dir_path, &now_dir) != 0) memset(&now_dir, 0, sizeof now_dir);
+  if (same(&now, &loaded) && same(&now_dir, &loaded_dir)) return;
   loaded = now;
+  loaded_dir = now_dir;
   load(path);
 }
 
@@ -183,6 +251,11 @@ static nvmlReturn_t failure(int gpu, const char* call) {
  * set to fail on it. */
 static nvmlReturn_t check(nvmlDevice_t device, const char* call) {
   if (!initialised) return NVML_ERROR_UNINITIALIZED;
+  if (device >= instances && device < instances + MAX_INSTANCES) {
+    if (!device->present || (unsigned)(device - instances) >= instance_count) return NVML_ERROR_NOT_FOUND;
+    if (device->parent >= gpu_count) return NVML_ERROR_GPU_IS_LOST;
+    return NVML_SUCCESS;
+  }
   if (device < gpus || device >= gpus + MAX_GPUS) return NVML_ERROR_INVALID_ARGUMENT;
   if (!device->present || (unsigned)(device - gpus) >= gpu_count) return NVML_ERROR_GPU_IS_LOST;
   return failure((int)(device - gpus), call);
@@ -281,7 +354,8 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) 
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t* utilization) {
   nvmlReturn_t code = check(device, "utilization");
   if (code != NVML_SUCCESS) return code;
-  if (device->mig == NVML_DEVICE_MIG_ENABLE) return NVML_ERROR_NOT_SUPPORTED; /* as the driver with MIG on */
+  /* as the driver with MIG on, and for an instance */
+  if (device->mig == NVML_DEVICE_MIG_ENABLE || device->is_instance) return NVML_ERROR_NOT_SUPPORTED;
   utilization->gpu = device->util;
   utilization->memory = device->memory_util;
   return NVML_SUCCESS;
@@ -289,6 +363,7 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_
 
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) {
   nvmlReturn_t code = check(device, "power");
+  if (code == NVML_SUCCESS && device->is_instance) return NVML_ERROR_NOT_SUPPORTED;
   if (code == NVML_SUCCESS) *power = device->power_mw;
   return code;
 }
@@ -298,14 +373,16 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsign
   nvmlReturn_t code = check(device, "processes");
   if (code != NVML_SUCCESS) return code;
   if (infoCount == NULL) return NVML_ERROR_INVALID_ARGUMENT;
-  unsigned gpu = (unsigned)(device - gpus), found = 0;
+  /* The whole GPU's: every process on it, its instances' included (as
+   * NVML answers root); an instance's: those on it. */
+  unsigned gpu = device->is_instance ? device->parent : (unsigned)(device - gpus), found = 0;
   for (unsigned i = 0; i < process_count; ++i) {
-    if (processes[i].gpu != gpu) continue;
+    if (processes[i].gpu != gpu || (device->is_instance && processes[i].gi != device->gi)) continue;
     if (infos != NULL && found < *infoCount) {
       infos[found].pid = processes[i].pid;
       infos[found].usedGpuMemory = processes[i].used;
-      infos[found].gpuInstanceId = 0xFFFFFFFFu;
-      infos[found].computeInstanceId = 0xFFFFFFFFu;
+      infos[found].gpuInstanceId = processes[i].gi;
+      infos[found].computeInstanceId = processes[i].gi == PETRICORE_NVML_NO_INSTANCE ? PETRICORE_NVML_NO_INSTANCE : 0;
     }
     ++found;
   }
@@ -318,5 +395,36 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* currentMode
   nvmlReturn_t code = check(device, "mig");
   if (code != NVML_SUCCESS) return code;
   *currentMode = *pendingMode = device->mig;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int* count) {
+  nvmlReturn_t code = check(device, "mig");
+  if (code != NVML_SUCCESS) return code;
+  if (device->is_instance) return NVML_ERROR_INVALID_ARGUMENT;
+  *count = device->mig == NVML_DEVICE_MIG_ENABLE ? 7 : 0;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t* migDevice) {
+  nvmlReturn_t code = check(device, "mig");
+  if (code != NVML_SUCCESS) return code;
+  if (device->is_instance || migDevice == NULL) return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned gpu = (unsigned)(device - gpus), seen = 0;
+  for (unsigned i = 0; i < instance_count; ++i) {
+    if (instances[i].parent != gpu) continue;
+    if (seen++ == index) {
+      *migDevice = &instances[i];
+      return NVML_SUCCESS;
+    }
+  }
+  return NVML_ERROR_NOT_FOUND;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int* id) {
+  nvmlReturn_t code = check(device, "mig");
+  if (code != NVML_SUCCESS) return code;
+  if (!device->is_instance) return NVML_ERROR_NOT_SUPPORTED;
+  *id = device->gi;
   return NVML_SUCCESS;
 }

@@ -75,12 +75,15 @@ TEST_CASE("nvml: devices and their readings from the library", "[gpu]") {
   REQUIRE(gpus.devices().size() == 2);
   const GpuDevice& first = gpus.devices()[0];
   CHECK(first.index == 0);
-  CHECK(first.minor == 0);
+  CHECK(first.number == 0);
+  CHECK(first.id == "0");
+  CHECK_FALSE(first.instance);
   CHECK(first.uuid == "GPU-aaaa");
   CHECK(first.model == "NVIDIA A100-SXM4-40GB");
   CHECK(first.memory_total_mib == 40960.0);
   CHECK_FALSE(first.mig);
-  CHECK(gpus.devices()[1].minor == 1);
+  CHECK(gpus.devices()[1].number == 1);
+  CHECK(gpus.vendor() == std::string{"nvidia"});
 
   CHECK(samples[0].device == 0);
   CHECK(samples[0].utilization_percent == 95.0);
@@ -140,7 +143,8 @@ TEST_CASE("nvml: a lost GPU is enumerated afresh at the next read; a device coun
   file.write("gpu minor=3 uuid=GPU-dddd name=x memory_total_mib=1024\n");
   samples = gpus.read(3);
   REQUIRE(samples.size() == 1);
-  CHECK(gpus.devices()[0].minor == 3);
+  CHECK(gpus.devices()[0].number == 3);
+  CHECK(gpus.devices()[0].id == "3");
 }
 
 TEST_CASE("nvml: with MIG on the device gives no utilisation, and that is no error", "[gpu]") {
@@ -156,6 +160,56 @@ TEST_CASE("nvml: with MIG on the device gives no utilisation, and that is no err
   CHECK_FALSE(samples[0].utilization_percent);
   CHECK(samples[0].memory_used_mib == 100.0);
   CHECK(gpu_errors(errors) == 0);
+}
+
+TEST_CASE("nvml: a MIG instance is a device of its own, with memory and its processes", "[gpu]") {
+  StandinFile file;
+  const std::string gpus_text =
+      "gpu minor=2 uuid=GPU-mig name=\"NVIDIA A100-SXM4-40GB\" memory_total_mib=40960 mig=1\n"
+      "sample gpu=0 memory_used_mib=1500 power_mw=90000\n"
+      "instance gpu=0 gi=1 uuid=MIG-one name=\"NVIDIA A100-SXM4-40GB MIG 3g.20gb\" memory_total_mib=19968 "
+      "memory_used_mib=1000\n"
+      "instance gpu=0 gi=2 uuid=MIG-two name=\"NVIDIA A100-SXM4-40GB MIG 3g.20gb\" memory_total_mib=19968 "
+      "memory_used_mib=500\n"
+      "process gpu=0 gi=1 pid=500\n"
+      "process gpu=0 gi=2 pid=600\n"
+      "process gpu=0 gi=2 pid=601\n";
+  file.write(gpus_text);
+  ErrorCounter errors;
+  NvmlGpus gpus(standin_library(), errors);
+  auto samples = gpus.read(0);
+  REQUIRE(gpus.devices().size() == 3);
+  REQUIRE(samples.size() == 3);
+  const GpuDevice& whole = gpus.devices()[0];
+  CHECK(whole.id == "2");
+  CHECK(whole.mig);
+  CHECK(samples[0].pids.empty());  // every process is on an instance
+  CHECK(samples[0].power_watts == 90.0);
+  const GpuDevice& first = gpus.devices()[1];
+  CHECK(first.id == "2/1");
+  CHECK(first.number == 2);
+  CHECK(first.instance == 1u);
+  CHECK(first.uuid == "MIG-one");
+  CHECK(first.model == "NVIDIA A100-SXM4-40GB MIG 3g.20gb");
+  CHECK(first.memory_total_mib == 19968.0);
+  CHECK(samples[1].memory_used_mib == 1000.0);
+  CHECK_FALSE(samples[1].utilization_percent);
+  CHECK_FALSE(samples[1].power_watts);
+  CHECK(samples[1].pids == std::vector<int>{500});
+  CHECK(gpus.devices()[2].id == "2/2");
+  CHECK(samples[2].pids == std::vector<int>{600, 601});
+  CHECK(gpu_errors(errors) == 0);
+
+  // An instance destroyed and another made: found at the next read.
+  file.write(
+      "gpu minor=2 uuid=GPU-mig name=\"NVIDIA A100-SXM4-40GB\" memory_total_mib=40960 mig=1\n"
+      "instance gpu=0 gi=5 uuid=MIG-five name=x memory_total_mib=9856 memory_used_mib=10\n"
+      "process gpu=0 gi=5 pid=700\n");
+  gpus.read(1);  // the instances changed: counted, enumerated again
+  samples = gpus.read(2);
+  REQUIRE(gpus.devices().size() == 2);
+  CHECK(gpus.devices()[1].id == "2/5");
+  CHECK(samples[1].pids == std::vector<int>{700});
 }
 
 TEST_CASE("nvml: more compute processes than the first room are all read", "[gpu]") {

@@ -9,6 +9,7 @@
 #include "collect/environ_collector.hpp"
 #include "collect/error_counter.hpp"
 #include "collect/file_reader.hpp"
+#include "collect/gpu_collector.hpp"
 #include "collect/layout.hpp"
 #include "collect/process_collector.hpp"
 #include "collect/procfs_reader.hpp"
@@ -149,7 +150,13 @@ TEST_CASE("every source is listed once, the process walk before the sources that
   ErrorCounter errors;
   CgroupReader cgroups(*open_directory((fixtures_dir() / "slurm-v1" / "cgroup").string()), errors);
   ProcfsReader procfs(*open_directory((fixtures_dir() / "slurm-v1" / "proc").string()), errors);
-  auto collectors = make_job_collectors(cgroups, procfs, SamplerOptions{});
+  SamplerOptions options;
+  const bool with_gpus = GENERATE(false, true);
+  if (with_gpus) {
+    options.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    options.rocm_smi_libraries = {"/nonexistent/librocm_smi64.so.6"};
+  }
+  auto collectors = make_job_collectors(cgroups, procfs, options, errors);
   auto position = [&](auto* probe) -> int {
     using T = std::remove_pointer_t<decltype(probe)>;
     int found = -1;
@@ -165,7 +172,13 @@ TEST_CASE("every source is listed once, the process walk before the sources that
   int cpu = position(static_cast<CgroupCpuCollector*>(nullptr));
   int memory = position(static_cast<CgroupMemoryCollector*>(nullptr));
   int cpuset = position(static_cast<CpusetCollector*>(nullptr));
-  CHECK(collectors.size() == 5);
+  CHECK(collectors.size() == (with_gpus ? 7u : 5u));
+  // The GPU sources match GPUs to the job's processes and its GPU ids.
+  for (std::size_t i = 0; i < collectors.size(); ++i)
+    if (dynamic_cast<GpuCollector*>(collectors[i].get()) != nullptr) {
+      CHECK(static_cast<int>(i) > walk);
+      CHECK(static_cast<int>(i) > environ);
+    }
   CHECK(cpuset >= 0);
   CHECK(walk >= 0);
   CHECK(walk < environ);
