@@ -83,6 +83,13 @@ void add_collect(CLI::App& app, petricore::collect::CollectOptions& o) {
       ->add_option("--max-proc-names", o.max_proc_names,
                    "jobs_thread_count names per job; the rest are summed as proc_name=\"other\"")
       ->capture_default_str();
+  collect
+      ->add_option("--nvml-library", o.nvml_library,
+                   "NVIDIA's NVML, loaded on first use for the jobs_gpu_* metrics (a path or a soname; none = off)")
+      ->capture_default_str();
+  collect->add_option("--rocm-smi-library", o.rocm_smi_library,
+                      "AMD's ROCm SMI, loaded on first use for the jobs_gpu_* metrics (a path or a soname; none = "
+                      "off; default librocm_smi64.so.7, .6 or .5, the first found)");
 }
 
 // The shared sections live in hidden subcommands that only the config file
