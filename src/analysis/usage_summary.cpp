@@ -304,21 +304,6 @@ SampleStats stats_of(const std::vector<const Series*>& series) {
   return stats;
 }
 
-// The time integral of `values` (per instant, in ms) in value × seconds, by
-// trapezoids between consecutive instants, each instant clamped into
-// [from, to] (ms): the final reading scraped after the job's end adds no
-// time. Absent with fewer than two instants: one reading spans no time.
-std::optional<double> integral(const std::map<std::int64_t, double>& values, std::int64_t from, std::int64_t to) {
-  if (values.size() < 2) return std::nullopt;
-  double sum = 0;
-  auto previous = values.begin();
-  for (auto it = std::next(values.begin()); it != values.end(); previous = it++) {
-    std::int64_t t0 = std::clamp(previous->first, from, to), t1 = std::clamp(it->first, from, to);
-    sum += (previous->second + it->second) / 2 * static_cast<double>(t1 - t0) / 1000.0;
-  }
-  return sum;
-}
-
 // The per-GPU figures and the job's GPU aggregates. Utilisation comes from
 // petricore's jobs_gpu_utilization_percent where the job has it, else from
 // another exporter's series (`external`, moved into the usage for the
@@ -378,10 +363,12 @@ void summarize_gpus(JobUsage& usage, const std::map<std::string, std::vector<Ser
   usage.gpu_memory_peak_mb = max_of(sum_per_instant(pointers_to(series_of(series, "jobs_gpu_memory_used_mb"))));
   auto power = sum_per_instant(pointers_to(series_of(series, "jobs_gpu_power_watts")));
   usage.gpu_power_mean_w = mean_of(power);
-  const model::JobRecord& job = usage.job;
-  const std::int64_t from = job.start ? *job.start * 1000 : std::numeric_limits<std::int64_t>::min();
-  const std::int64_t to = job.end ? *job.end * 1000 : std::numeric_limits<std::int64_t>::max();
-  if (auto watt_seconds = integral(power, from, std::max(from, to))) usage.gpu_energy_wh = *watt_seconds / 3600;
+  // The mean power over the job's whole runtime, as cpu_avg_percent takes
+  // the CPU time over it: the samples (one per step) rarely span the whole
+  // job, so integrating between them would leave its first and last moments
+  // out (a 15 s job sampled at 15 s steps would have spent nothing).
+  if (usage.gpu_power_mean_w && usage.runtime_seconds)
+    usage.gpu_energy_wh = *usage.gpu_power_mean_w * static_cast<double>(*usage.runtime_seconds) / 3600;
 }
 
 std::optional<std::int64_t> runtime_of(const JobRecord& job, const std::map<std::string, std::vector<Series>>& series) {

@@ -286,6 +286,8 @@ const char* nvmlErrorString(nvmlReturn_t result) {
       return "Invalid Argument";
     case NVML_ERROR_NOT_SUPPORTED:
       return "Not Supported";
+    case NVML_ERROR_NOT_FOUND:
+      return "Not Found";
     case NVML_ERROR_NO_PERMISSION:
       return "Insufficient Permissions";
     case NVML_ERROR_INSUFFICIENT_SIZE:

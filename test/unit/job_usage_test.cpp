@@ -255,9 +255,9 @@ TEST_CASE("petricore's own GPU series: per GPU mean and max, memory peak and siz
   // The peak of the sum at each instant (4500, 5500, 3500), not the sum of the peaks (7500).
   CHECK(known(usage.gpu_memory_peak_mb) == Approx(5500));
   CHECK(known(usage.gpu_memory_total_mb) == Approx(40960 + 40960 + 10240));
-  // Summed power 200, 300, 400 W: mean 300 W; 2 × 15 s of trapezoids = 9000 J = 2.5 Wh.
+  // Summed power 200, 300, 400 W: mean 300 W, over the job's 605 s.
   CHECK(known(usage.gpu_power_mean_w) == Approx(300));
-  CHECK(known(usage.gpu_energy_wh) == Approx(2.5));
+  CHECK(known(usage.gpu_energy_wh) == Approx(300.0 * 605 / 3600));
   CHECK(usage.gpu_utilization_series.empty());
 }
 
@@ -299,19 +299,22 @@ TEST_CASE("another exporter's series give each GPU's utilisation, without memory
   CHECK(usage.gpu_utilization_series.size() == 2);
 }
 
-TEST_CASE("GPU energy counts the job's time only: the final reading after the end adds none", "[usage][gpu]") {
+TEST_CASE("GPU energy is the mean power over the job's whole runtime, however few its samples", "[usage][gpu]") {
   JobRecord job = finished_job();
-  job.end = static_cast<std::int64_t>(kT0) + 30;
+  job.end = static_cast<std::int64_t>(kT0) + 30;  // 35 s from its start
   Metrics metrics;
   // Samples at 0, 15, 30 s and one scraped 15 s after the end.
   metrics["jobs_gpu_power_watts"] = {on_grid(node("n1", {{"gpuid", "0"}}), {100, 100, 100, 100})};
   JobUsage usage = summarize(job, metrics, std::nullopt);
-  CHECK(known(usage.gpu_energy_wh) == Approx(100.0 * 30 / 3600));
   CHECK(known(usage.gpu_power_mean_w) == Approx(100));
+  CHECK(known(usage.gpu_energy_wh) == Approx(100.0 * 35 / 3600));
 
-  // One reading spans no time: the energy is unknown, not zero.
-  metrics["jobs_gpu_power_watts"] = {on_grid(node("n1", {{"gpuid", "0"}}), {100})};
-  CHECK_FALSE(summarize(finished_job(), metrics, std::nullopt).gpu_energy_wh);
+  // One reading, in a job shorter than a step: still the mean over the job.
+  metrics["jobs_gpu_power_watts"] = {on_grid(node("n1", {{"gpuid", "0"}}), {150})};
+  CHECK(known(summarize(job, metrics, std::nullopt).gpu_energy_wh) == Approx(150.0 * 35 / 3600));
+  // Without a runtime, no energy.
+  job.start.reset();
+  CHECK_FALSE(summarize(job, metrics, std::nullopt).gpu_energy_wh);
 }
 
 TEST_CASE("a running job's runtime reaches its latest sample", "[usage]") {
