@@ -49,6 +49,13 @@
 #   slurm_cluster_sacct ID [FIELDS]
 #                              sacct --parsable2 --noheader (bounded).
 #   slurm_cluster_log_tail     the last lines of every daemon log (stderr).
+#   slurm_cluster_nvml_standin FILE
+#                              the file of the stand-in NVML
+#                              (test/standin/nvml_standin.c) for the
+#                              cluster's GPUs: minor numbers 0.. as the
+#                              device nodes, idle (0 %, 0 MiB, 50 W); and
+#                              FILE.d/, where jobs (any user) put drop-ins
+#                              with their own processes and readings.
 #   slurm_cluster_cleanup      scancel, stop every daemon by PID, kill what
 #                              is left in the node's job cgroups and remove
 #                              them, kill SC_USER's leftover processes.
@@ -105,6 +112,19 @@ _sc_wait() {
     fi
     sleep 0.2
   done
+}
+
+slurm_cluster_nvml_standin() {  # FILE
+  local i
+  {
+    echo "# $SC_GPUS stand-in GPUs of the Slurm test cluster, as the GRES device nodes number them"
+    for i in $(seq 0 $((SC_GPUS - 1))); do
+      printf 'gpu minor=%d uuid=GPU-%08d-0000-4000-8000-%012d name="Stand-in A100-SXM4-40GB" memory_total_mib=40960\n' \
+        "$i" "$i" "$i"
+      echo "sample gpu=$i util=0 memory_util=0 memory_used_mib=0 power_mw=50000"
+    done
+  } >"$1" || return 1
+  mkdir -p "$1.d" && chmod 1777 "$1.d"
 }
 
 slurm_cluster_log_tail() {

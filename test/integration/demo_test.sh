@@ -88,6 +88,9 @@ expect_finding memover memory_overallocated
 expect_finding smallio small_io_many_files
 expect_finding oom job_state
 expect_finding live cpu_efficiency
+# The GPU job's GPUs, read through the stand-in NVML: one busy in bursts, one idle.
+expect_finding gpu gpu_unused
+expect_finding gpu gpu_efficiency
 
 # ---- where it says to look
 page_has() {  # ID: the job page answers 200 and shows the job
@@ -98,6 +101,14 @@ for n in "${!ID[@]}"; do
   check "$url/jobs/${ID[$n]} ($n) answers 200 with the job" page_has "${ID[$n]}"
 done
 check "$url/ answers 200" curl -sf --max-time 10 -o /dev/null "$url/"
+# The GPU job's page shows its GPU charts, and they are PNG images.
+gpu_chart() {  # METRIC
+  curl -sf --max-time 60 "$url/jobs/${ID[gpu]}" | grep -q "/plot/${ID[gpu]}/$1\"" &&
+    [ "$(curl -sf --max-time 60 "$url/plot/${ID[gpu]}/$1" | head -c 8 | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+}
+for metric in jobs_gpu_utilization_percent jobs_gpu_memory_used_mb; do
+  check "the gpu job's page shows its $metric chart, a PNG" gpu_chart "$metric"
+done
 
 pdf=$(sed -nE 's|^  PDF report +([^ ]+\.pdf) .*|\1|p' "$T/out")
 pdf_ok() { pdfinfo "$pdf" >/dev/null 2>&1; }

@@ -15,7 +15,14 @@
 #     smallio   writes 2000 files of 16 KiB under the scratch prefix, then
 #               stays 16 s (the I/O counters are read by full passes)
 #     oom       --mem=100M, touches 300 MB: killed (OUT_OF_MEMORY)
-#     gpu       --gres=gpu:1 over stand-in device nodes (SLURM_JOB_GPUS)
+#     gpu       --gres=gpu:2 over stand-in device nodes (SLURM_JOB_GPUS),
+#               read through the stand-in NVML (test/standin): GPU 0 at a
+#               steady 30 %, 4096 MiB, 150 W; GPU 1 idle (0 %, 50 W). The
+#               job's numbers are checked exactly against those readings
+#               (the stand-in's are the source of truth here), and
+#               gpu_unused (GPU 1) and gpu_efficiency (15 % per GPU) fire.
+#               The serial job puts its shell on GPU 1, which it does not
+#               hold: jobs_gpu_foreign_processes counts it.
 #     pagecache --mem=1G, writes 500 MB to scratch and reads it back: the
 #               page cache fills, resident memory stays small
 #     tasks2    -n 2 -c 1 --mem-per-cpu=128M, srun stress --cpu 1 for 20 s:
@@ -101,7 +108,18 @@ ok "cluster $SC_CLUSTER up (munged, mariadbd, slurmdbd, slurmctld, slurmd -N $SC
 
 SCRATCH=$T/scratch
 mkdir -p "$SCRATCH" && chown "$SC_USER:" "$SCRATCH" && chmod 755 "$SCRATCH"
-"$PETRICORE" collect --push "$SC_PGW_URL" --instance "$SC_NODE" --scratch-prefix "$SCRATCH" \
+# The stand-in NVML (built with the tests; meson names it) for the GRES GPUs.
+NVML_LIB=${PETRICORE_NVML_STANDIN_LIBRARY:-}
+GPU_ARGS=(--nvml-library none)
+if [ "$SC_GPUS" -gt 0 ] && [ -f "$NVML_LIB" ]; then
+  slurm_cluster_nvml_standin "$SC_DIR/nvml" || bail "write the stand-in NVML's file"
+  # GPU 0 busy for the whole run, whoever holds it: the gpu job's readings
+  # do not depend on when a pass falls.
+  echo "sample gpu=0 util=30 memory_util=10 memory_used_mib=4096 power_mw=150000" >"$SC_DIR/nvml.d/00-gpu0"
+  GPU_ARGS=(--nvml-library "$NVML_LIB")
+  export PETRICORE_NVML_STANDIN=$SC_DIR/nvml
+fi
+"$PETRICORE" collect --push "$SC_PGW_URL" --instance "$SC_NODE" --scratch-prefix "$SCRATCH" "${GPU_ARGS[@]}" \
   </dev/null >"$T/collect.log" 2>&1 &
 COLLECT_PID=$!
 # Rules for short test jobs: everything but min_runtime stays at its default,
@@ -114,7 +132,11 @@ job_script() {  # NAME BODY: a batch script the job user can read
   chmod 755 "$SC_JOBDIR/$1.sh"
 }
 job_script cpu2 'stress --cpu 2 --timeout 40s'
-job_script serial 'stress --cpu 1 --timeout 40s'
+# The shell stands on GPU 1 as a process of the stand-in NVML's (the job
+# holds no GPU): a foreign process.
+job_script serial "[ -d $SC_DIR/nvml.d ] && echo \"process gpu=1 pid=\$\$\" >$SC_DIR/nvml.d/serial-\$SLURM_JOB_ID.new &&
+  mv $SC_DIR/nvml.d/serial-\$SLURM_JOB_ID.new $SC_DIR/nvml.d/serial-\$SLURM_JOB_ID
+stress --cpu 1 --timeout 40s"
 job_script memover 'stress --vm 1 --vm-bytes 100M --vm-keep --timeout 20s'
 job_script smallio "mkdir -p $SCRATCH/\$SLURM_JOB_ID && cd $SCRATCH/\$SLURM_JOB_ID || exit 1
 /usr/bin/python3 - <<'EOF'
@@ -156,7 +178,7 @@ submit serial -c 2 --mem=256M
 submit memover -c 1 --mem=2G
 submit smallio -c 1 --mem=512M
 submit oom -c 1 --mem=100M
-if [ "$SC_GPUS" -gt 0 ]; then submit gpu -c 1 --mem=256M --gres=gpu:1; fi
+if [ "$SC_GPUS" -gt 1 ]; then submit gpu -c 1 --mem=256M --gres=gpu:2; fi
 submit pagecache -c 1 --mem=1G
 submit tasks2 -n 2 -c 1 --mem-per-cpu=128M
 submit short3 -c 1 --mem=256M
@@ -296,6 +318,15 @@ for n in "${NAMES[@]}"; do
       else
         not_ok "serial: neither serial_on_many_cores nor cpu_efficiency fires (mean $avg %): $fs"
       fi
+      if [ -n "${PETRICORE_NVML_STANDIN:-}" ]; then
+        foreign=$(curl -s --max-time 10 "$PROM_URL/api/v1/query" \
+          --data-urlencode "query=max_over_time(jobs_gpu_foreign_processes{slurm_job=\"$id\",gpuid=\"1\"}[1h])" |
+          jq -r '.data.result[0].value[1] // "none"')
+        check "serial: its shell on GPU 1, which it does not hold: jobs_gpu_foreign_processes{gpuid=\"1\"} = $foreign" \
+          [ "$foreign" = 1 ]
+        held=$(j "$f" '.gpu.utilization.per_gpu // [] | length')
+        check "serial: no GPU readings in its report (a foreign GPU is not the job's): $held" [ "$held" = 0 ]
+      fi
       ;;
     memover)
       check "memover: memory_overallocated fires (peak $ram MB of 2048): $fs" has_finding "$f" memory_overallocated
@@ -355,11 +386,34 @@ for n in "${NAMES[@]}"; do
       ;;
     gpu)
       env_gpus=$(sed -n 's/^SLURM_JOB_GPUS=//p' "$SC_JOBDIR/gpu-$id.out")
-      check "gpu: Slurm set SLURM_JOB_GPUS=$env_gpus in the job" [ -n "$env_gpus" ]
+      check "gpu: Slurm set SLURM_JOB_GPUS=$env_gpus in the job" [ "$env_gpus" = 0,1 ]
       got=$(j "$f" ".gpu.alloc_gpu[\"$SC_NODE\"] | map(tostring) | join(\",\")")
       check "gpu: gpu.alloc_gpu.$SC_NODE = [$got] = SLURM_JOB_GPUS" all_equal "$got" "$env_gpus"
-      check "gpu: alloc_tres.alloc_gpu = 1 (sacct AllocTRES gres/gpu=1)" [ "$(j "$f" .alloc_tres.alloc_gpu)" = 1 ]
-      if has_finding "$f" gpu_unused; then not_ok "gpu: gpu_unused fires without a utilisation series: $fs"; fi
+      check "gpu: alloc_tres.alloc_gpu = 2 (sacct AllocTRES gres/gpu=2)" [ "$(j "$f" .alloc_tres.alloc_gpu)" = 2 ]
+      if [ -z "${PETRICORE_NVML_STANDIN:-}" ]; then
+        ok "gpu: readings and GPU findings # SKIP no stand-in NVML (PETRICORE_NVML_STANDIN_LIBRARY unset)"
+      else
+        # Exact: the stand-in gave the same readings at every pass.
+        per_gpu=$(j "$f" '[.gpu.utilization.per_gpu[] | "\(.gpuid):\(.mean):\(.max):\(.memory_peak_mb):\(.memory_total_mb):\(.power_mean_w)"] | join(" ")')
+        check "gpu: per GPU (id:mean:max:memory peak:total:power) [$per_gpu] = the stand-in's readings" \
+          [ "$per_gpu" = "0:30:30:4096:40960:150 1:0:0:0:40960:50" ]
+        check "gpu: utilisation mean per GPU $(j "$f" .gpu.utilization.mean) % = (30 + 0) / 2, max $(j "$f" .gpu.utilization.max)" \
+          [ "$(j "$f" '[.gpu.utilization.mean, .gpu.utilization.max] | map(tostring) | join(",")')" = 15,30 ]
+        check "gpu: memory peak $(j "$f" .gpu.memory.peak_mb) of $(j "$f" .gpu.memory.total_mb) MB, power $(j "$f" .gpu.power.mean_w) W" \
+          [ "$(j "$f" '[.gpu.memory.peak_mb, .gpu.memory.total_mb, .gpu.power.mean_w] | map(tostring) | join(",")')" = 4096,81920,200 ]
+        energy=$(j "$f" .gpu.power.energy_wh)
+        want=$(awk -v t="${S_ELAPSED[$n]}" 'BEGIN { printf "%.2f", 200 * t / 3600 }')
+        check "gpu: energy $energy Wh = 200 W x Elapsed ${S_ELAPSED[$n]} s = $want Wh (within 0.01)" \
+          within "$energy" "$want" 0.01 0
+        unused=$(j "$f" '[.findings[] | select(.rule == "gpu_unused") | .severity] | join(",")')
+        check "gpu: gpu_unused fires (critical) for GPU 1 ($fs)" [ "$unused" = critical ]
+        eff=$(j "$f" '[.findings[] | select(.rule == "gpu_efficiency") | "\(.severity):\(.value)"] | join(",")')
+        check "gpu: gpu_efficiency fires, critical at 15 % per GPU ($eff)" [ "$eff" = critical:15 ]
+        info=$(curl -s --max-time 10 "$PROM_URL/api/v1/query" \
+          --data-urlencode "query=count(max_over_time(jobs_gpu_info{slurm_job=\"$id\",vendor=\"nvidia\"}[1h]))" |
+          jq -r '.data.result[0].value[1] // "none"')
+        check "gpu: jobs_gpu_info has both GPUs in Prometheus ($info)" [ "$info" = 2 ]
+      fi
       ;;
   esac
 done
@@ -389,7 +443,7 @@ for n in "${NAMES[@]}"; do
     not_ok "$n: report --accounting db differs from sacct: db $b, sacct $a"
   fi
   if [ "$n" = gpu ]; then
-    check "gpu: db alloc_tres.alloc_gpu = 1" [ "$(j "$n.db.json" .alloc_tres.alloc_gpu)" = 1 ]
+    check "gpu: db alloc_tres.alloc_gpu = 2" [ "$(j "$n.db.json" .alloc_tres.alloc_gpu)" = 2 ]
   fi
   if [ "$n" = tasks2 ]; then
     # The DB view's mem_req tells a per-CPU request; sacct prints only the total.
