@@ -96,14 +96,15 @@ struct NvmlGpus::Impl {
     return true;
   }
 
+  WaitingNotice notice;  // while there is no driver or no GPU
+
   // Initialises NVML; false (and a retry later) when the driver is not there.
   bool start(double now) {
     if (initialised) return true;
     if (now < retry_at) return false;
     nvmlReturn_t rc = lib->init();
     if (rc != NVML_SUCCESS) {
-      log::warning("GPU source nvml off: cannot initialise " + library + ": " + describe(rc) +
-                   "; trying again in 5 minutes");
+      notice.waiting("GPU source nvml off: cannot initialise " + library + ": " + describe(rc));
       retry_at = now + kRetrySeconds;
       state = State::Waiting;
       return false;
@@ -239,7 +240,7 @@ std::vector<GpuSample> NvmlGpus::read(double now) {
     s.known_count = count;
     s.enumerate_next = false;
     if (devices_.empty()) {
-      log::warning("GPU source nvml off: " + s.library + " finds no GPU; trying again in 5 minutes");
+      s.notice.waiting("GPU source nvml off: " + s.library + " finds no GPU");
       s.lib->shutdown();
       s.initialised = false;
       s.retry_at = now + kRetrySeconds;
@@ -247,6 +248,7 @@ std::vector<GpuSample> NvmlGpus::read(double now) {
       return samples;
     }
     s.state = Impl::State::Ready;
+    s.notice.working();
   }
 
   bool lost = false;

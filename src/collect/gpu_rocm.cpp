@@ -114,6 +114,8 @@ struct RocmGpus::Impl {
     return true;
   }
 
+  WaitingNotice notice;  // while there is no driver or no GPU
+
   // Initialises ROCm SMI, which enumerates the devices; false (and a retry
   // later) when it cannot.
   bool start(double now) {
@@ -121,8 +123,7 @@ struct RocmGpus::Impl {
     if (now < retry_at) return false;
     rsmi_status_t rc = lib->init(0);
     if (rc != RSMI_STATUS_SUCCESS) {
-      log::warning("GPU source rocm off: cannot initialise " + soname + ": " + describe(rc) +
-                   "; trying again in 5 minutes");
+      notice.waiting("GPU source rocm off: cannot initialise " + soname + ": " + describe(rc));
       retry_at = now + kRetrySeconds;
       state = State::Waiting;
       return false;
@@ -251,13 +252,14 @@ std::vector<GpuSample> RocmGpus::read(double now) {
     devices_ = s.enumerate(count);
     s.enumerate_next = false;
     if (devices_.empty()) {
-      log::warning("GPU source rocm off: " + s.soname + " finds no GPU; trying again in 5 minutes");
+      s.notice.waiting("GPU source rocm off: " + s.soname + " finds no GPU");
       s.stop();
       s.retry_at = now + kRetrySeconds;
       s.state = Impl::State::Waiting;
       return samples;
     }
     s.state = Impl::State::Ready;
+    s.notice.working();
   }
 
   auto pids = s.pids_by_device(devices_.size());

@@ -12,6 +12,8 @@
 // enumerated afresh at the next read. Not thread-safe: one sampler's.
 #pragma once
 
+#include "core/log.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +58,24 @@ class GpuSource {
   virtual const std::vector<GpuDevice>& devices() const = 0;
   // Whether the source is off for good (no library, a missing function).
   virtual bool off_for_good() const = 0;
+};
+
+// A source waiting for a driver or a GPU warns once, then logs its retries
+// at debug level, until it works again.
+class WaitingNotice {
+ public:
+  void waiting(const std::string& why) {
+    if (warned_) {
+      log::debug(why + "; trying again in 5 minutes");
+    } else {
+      log::warning(why + "; trying again every 5 minutes");
+      warned_ = true;
+    }
+  }
+  void working() { warned_ = false; }
+
+ private:
+  bool warned_ = false;
 };
 
 }  // namespace petricore::collect
