@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$(realpath "${1:-build}")
 bench=$build/test/bench/gpu_bench
 petricore=$build/src/petricore
-standin=$build/test/standin/libnvidia-ml.so.1
+standin=$build/test/standin/libnvidia-ml-standin.so.1
 fixture=$here/../fixtures/slurm-v2-gpu
 PASSES=${PASSES:-2000} DAEMON_SECONDS=${DAEMON_SECONDS:-6}
 for f in "$bench" "$petricore" "$standin"; do

@@ -32,7 +32,7 @@ if [ "${1:-}" = --out ]; then
   shift 2
 fi
 petricore=${1:-$here/../../build/src/petricore}
-nvml_standin_library=${PETRICORE_NVML_STANDIN_LIBRARY:-$here/../../build/test/standin/libnvidia-ml.so.1}
+nvml_standin_library=${PETRICORE_NVML_STANDIN_LIBRARY:-$here/../../build/test/standin/libnvidia-ml-standin.so.1}
 if [ ! -x "$petricore" ]; then
   echo "regenerate.sh: $petricore is not an executable (build first, or pass the path)" >&2
   exit 2
