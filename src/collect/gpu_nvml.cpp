@@ -79,21 +79,10 @@ struct NvmlGpus::Impl {
   bool load() {
     if (lib) return true;
     if (state == State::OffForGood) return false;
-    std::string why;
-    std::optional<SharedLibrary> so = SharedLibrary::try_open({library}, why);
-    if (!so) {
-      log::info("GPU source nvml off: " + why);
-      state = State::OffForGood;
-      return false;
-    }
-    try {
-      lib = resolve_functions(*so);
-    } catch (const std::runtime_error& e) {
-      log::warning(std::string{"GPU source nvml off: "} + e.what());
-      state = State::OffForGood;
-      return false;
-    }
-    return true;
+    std::string soname;
+    lib = load_gpu_library<NvmlLibrary>("nvml", {library}, resolve_functions, soname);
+    if (!lib) state = State::OffForGood;
+    return lib.has_value();
   }
 
   WaitingNotice notice;  // while there is no driver or no GPU

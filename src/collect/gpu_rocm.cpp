@@ -96,22 +96,9 @@ struct RocmGpus::Impl {
   bool load() {
     if (lib) return true;
     if (state == State::OffForGood) return false;
-    std::string why;
-    std::optional<SharedLibrary> so = SharedLibrary::try_open(libraries, why);
-    if (!so) {
-      log::info("GPU source rocm off: " + why);
-      state = State::OffForGood;
-      return false;
-    }
-    try {
-      lib = resolve_functions(*so);
-    } catch (const std::runtime_error& e) {
-      log::warning(std::string{"GPU source rocm off: "} + e.what());
-      state = State::OffForGood;
-      return false;
-    }
-    soname = so->soname();
-    return true;
+    lib = load_gpu_library<RocmLibrary>("rocm", libraries, resolve_functions, soname);
+    if (!lib) state = State::OffForGood;
+    return lib.has_value();
   }
 
   WaitingNotice notice;  // while there is no driver or no GPU

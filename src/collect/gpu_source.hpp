@@ -13,8 +13,10 @@
 #pragma once
 
 #include "core/log.hpp"
+#include "core/shared_library.hpp"
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -59,6 +61,30 @@ class GpuSource {
   // Whether the source is off for good (no library, a missing function).
   virtual bool off_for_good() const = 0;
 };
+
+// A vendor library's functions, from the first of `libraries` that loads,
+// looked up by `resolve` (which throws std::runtime_error naming a missing
+// one); empty when the source `name` ("nvml") must stay off, with the one
+// line that calls for: info for no library (a node without GPUs), a warning
+// for a missing function. `soname` gets the library loaded.
+template <typename Functions, typename Resolve>
+std::optional<Functions> load_gpu_library(const char* name, const std::vector<std::string>& libraries, Resolve resolve,
+                                          std::string& soname) {
+  std::string why;
+  std::optional<SharedLibrary> so = SharedLibrary::try_open(libraries, why);
+  if (!so) {
+    log::info(std::string{"GPU source "} + name + " off: " + why);
+    return std::nullopt;
+  }
+  try {
+    Functions functions = resolve(*so);
+    soname = so->soname();
+    return functions;
+  } catch (const std::runtime_error& e) {
+    log::warning(std::string{"GPU source "} + name + " off: " + e.what());
+    return std::nullopt;
+  }
+}
 
 // A source waiting for a driver or a GPU warns once, then logs its retries
 // at debug level, until it works again.

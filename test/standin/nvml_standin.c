@@ -31,6 +31,8 @@
  * sampling thread needs. */
 #include "collect/nvml_api.h"
 
+#include "standin_file.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,32 +87,6 @@ static struct stat loaded, loaded_dir; /* the file and its drop-in directory as 
 
 static const unsigned long long kMiB = 1024ULL * 1024ULL;
 
-/* The next `key=value` word of *line, NUL-terminated in place; 0 at the end. */
-static int next_word(char** line, char** key, char** value) {
-  char* p = *line;
-  while (*p == ' ' || *p == '\t') ++p;
-  if (*p == '\0' || *p == '#' || *p == '\n') return 0;
-  *key = p;
-  while (*p && *p != '=' && *p != ' ' && *p != '\t' && *p != '\n') ++p;
-  if (*p != '=') {
-    *value = p;
-    if (*p) *p++ = '\0';
-    *line = p;
-    return 1;
-  }
-  *p++ = '\0';
-  if (*p == '"') {
-    *value = ++p;
-    while (*p && *p != '"') ++p;
-  } else {
-    *value = p;
-    while (*p && *p != ' ' && *p != '\t' && *p != '\n') ++p;
-  }
-  if (*p) *p++ = '\0';
-  *line = p;
-  return 1;
-}
-
 static void copy_text(char* to, size_t room, const char* from) {
   snprintf(to, room, "%s", from);
 }
@@ -122,12 +98,12 @@ static void load_file(const char* path) {
   while (fgets(buffer, sizeof buffer, file) != NULL) {
     char* line = buffer;
     char *record, *key, *value;
-    if (!next_word(&line, &record, &value)) continue;
+    if (!standin_next_word(&line, &record, &value)) continue;
     if (strcmp(record, "gpu") == 0 && gpu_count < MAX_GPUS) {
       struct nvmlDevice_st* gpu = &gpus[gpu_count++];
       memset(gpu, 0, sizeof *gpu);
       gpu->present = 1;
-      while (next_word(&line, &key, &value)) {
+      while (standin_next_word(&line, &key, &value)) {
         if (strcmp(key, "minor") == 0) gpu->minor = (unsigned)strtoul(value, NULL, 10);
         if (strcmp(key, "uuid") == 0) copy_text(gpu->uuid, sizeof gpu->uuid, value);
         if (strcmp(key, "name") == 0) copy_text(gpu->name, sizeof gpu->name, value);
@@ -138,7 +114,7 @@ static void load_file(const char* path) {
       struct nvmlDevice_st sample;
       int gpu = -1;
       memset(&sample, 0, sizeof sample);
-      while (next_word(&line, &key, &value)) {
+      while (standin_next_word(&line, &key, &value)) {
         if (strcmp(key, "gpu") == 0) gpu = atoi(value);
         if (strcmp(key, "util") == 0) sample.util = (unsigned)strtoul(value, NULL, 10);
         if (strcmp(key, "memory_util") == 0) sample.memory_util = (unsigned)strtoul(value, NULL, 10);
@@ -156,7 +132,7 @@ static void load_file(const char* path) {
       memset(mig, 0, sizeof *mig);
       mig->present = 1;
       mig->is_instance = 1;
-      while (next_word(&line, &key, &value)) {
+      while (standin_next_word(&line, &key, &value)) {
         if (strcmp(key, "gpu") == 0) mig->parent = (unsigned)strtoul(value, NULL, 10);
         if (strcmp(key, "gi") == 0) mig->gi = (unsigned)strtoul(value, NULL, 10);
         if (strcmp(key, "uuid") == 0) copy_text(mig->uuid, sizeof mig->uuid, value);
@@ -168,7 +144,7 @@ static void load_file(const char* path) {
       struct process* p = &processes[process_count++];
       memset(p, 0, sizeof *p);
       p->gi = PETRICORE_NVML_NO_INSTANCE;
-      while (next_word(&line, &key, &value)) {
+      while (standin_next_word(&line, &key, &value)) {
         if (strcmp(key, "gpu") == 0) p->gpu = (unsigned)strtoul(value, NULL, 10);
         if (strcmp(key, "gi") == 0) p->gi = (unsigned)strtoul(value, NULL, 10);
         if (strcmp(key, "pid") == 0) p->pid = (unsigned)strtoul(value, NULL, 10);
@@ -179,13 +155,13 @@ static void load_file(const char* path) {
       f->gpu = -1;
       f->call[0] = '\0';
       f->code = NVML_ERROR_UNKNOWN;
-      while (next_word(&line, &key, &value)) {
+      while (standin_next_word(&line, &key, &value)) {
         if (strcmp(key, "gpu") == 0) f->gpu = atoi(value);
         if (strcmp(key, "call") == 0) copy_text(f->call, sizeof f->call, value);
         if (strcmp(key, "code") == 0) f->code = (nvmlReturn_t)atoi(value);
       }
     } else if (strcmp(record, "init") == 0) {
-      while (next_word(&line, &key, &value))
+      while (standin_next_word(&line, &key, &value))
         if (strcmp(key, "code") == 0) init_code = (nvmlReturn_t)atoi(value);
     }
   }
@@ -221,24 +197,18 @@ static void load(const char* path) {
   }
 }
 
-static int same(const struct stat* a, const struct stat* b) {
-  return a->st_ino == b->st_ino && a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-         a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
-
 /* Reads the file and its drop-ins again when either changed since they were
  * last read. */
 static void refresh(void) {
   const char* path = getenv("PETRICORE_NVML_STANDIN");
-  struct stat now, now_dir;
-  if (path == NULL || stat(path, &now) != 0) return;
+  if (path == NULL) return;
   char dir_path[4096];
   snprintf(dir_path, sizeof dir_path, "%s.d", path);
-  if (stat(dir_path, &now_dir) != 0) memset(&now_dir, 0, sizeof now_dir);
-  if (same(&now, &loaded) && same(&now_dir, &loaded_dir)) return;
-  loaded = now;
-  loaded_dir = now_dir;
-  load(path);
+  struct stat file;
+  if (stat(path, &file) != 0) return; /* keeps what it had */
+  int file_changed = standin_changed(path, &loaded, 0);
+  int dir_changed = standin_changed(dir_path, &loaded_dir, 1);
+  if (file_changed || dir_changed) load(path);
 }
 
 static nvmlReturn_t failure(int gpu, const char* call) {

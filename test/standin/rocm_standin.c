@@ -28,6 +28,8 @@
  * thread needs. */
 #include "collect/rocm_smi_api.h"
 
+#include "standin_file.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,36 +76,10 @@ static struct stat loaded;  /* the file as last read */
 
 static const uint64_t kMiB = 1024ULL * 1024ULL;
 
-/* The next `key=value` word of *line, NUL-terminated in place; 0 at the end. */
-static int next_word(char** line, char** key, char** value) {
-  char* p = *line;
-  while (*p == ' ' || *p == '\t') ++p;
-  if (*p == '\0' || *p == '#' || *p == '\n') return 0;
-  *key = p;
-  while (*p && *p != '=' && *p != ' ' && *p != '\t' && *p != '\n') ++p;
-  if (*p != '=') {
-    *value = p;
-    if (*p) *p++ = '\0';
-    *line = p;
-    return 1;
-  }
-  *p++ = '\0';
-  if (*p == '"') {
-    *value = ++p;
-    while (*p && *p != '"') ++p;
-  } else {
-    *value = p;
-    while (*p && *p != ' ' && *p != '\t' && *p != '\n') ++p;
-  }
-  if (*p) *p++ = '\0';
-  *line = p;
-  return 1;
-}
-
 static void read_gpu(char* line, struct gpu* gpu) {
   char *key, *value;
   memset(gpu, 0, sizeof *gpu);
-  while (next_word(&line, &key, &value)) {
+  while (standin_next_word(&line, &key, &value)) {
     if (strcmp(key, "name") == 0) snprintf(gpu->name, sizeof gpu->name, "%s", value);
     if (strcmp(key, "unique_id") == 0) gpu->unique_id = strtoull(value, NULL, 0);
     if (strcmp(key, "memory_total_mib") == 0) gpu->memory_total = strtoull(value, NULL, 10) * kMiB;
@@ -115,7 +91,7 @@ static void read_sample(char* line) {
   struct gpu sample;
   int gpu = -1;
   memset(&sample, 0, sizeof sample);
-  while (next_word(&line, &key, &value)) {
+  while (standin_next_word(&line, &key, &value)) {
     if (strcmp(key, "gpu") == 0) gpu = atoi(value);
     if (strcmp(key, "busy") == 0) sample.busy = (uint32_t)strtoul(value, NULL, 10);
     if (strcmp(key, "memory_busy") == 0) sample.memory_busy = (uint32_t)strtoul(value, NULL, 10);
@@ -132,7 +108,7 @@ static void read_sample(char* line) {
 static void read_process(char* line, struct process* p) {
   char *key, *value;
   memset(p, 0, sizeof *p);
-  while (next_word(&line, &key, &value)) {
+  while (standin_next_word(&line, &key, &value)) {
     if (strcmp(key, "pid") == 0) p->pid = (uint32_t)strtoul(value, NULL, 10);
     if (strcmp(key, "ended") == 0) p->ended = atoi(value);
     if (strcmp(key, "gpus") == 0) {
@@ -151,7 +127,7 @@ static void read_fail(char* line, struct fail* f) {
   f->pid = -1;
   f->call[0] = '\0';
   f->code = RSMI_STATUS_UNKNOWN_ERROR;
-  while (next_word(&line, &key, &value)) {
+  while (standin_next_word(&line, &key, &value)) {
     if (strcmp(key, "gpu") == 0) f->gpu = atoi(value);
     if (strcmp(key, "pid") == 0) f->pid = atol(value);
     if (strcmp(key, "call") == 0) snprintf(f->call, sizeof f->call, "%s", value);
@@ -168,7 +144,7 @@ static void load(const char* path) {
   while (fgets(buffer, sizeof buffer, file) != NULL) {
     char* line = buffer;
     char *record, *value;
-    if (!next_word(&line, &record, &value)) continue;
+    if (!standin_next_word(&line, &record, &value)) continue;
     if (strcmp(record, "gpu") == 0 && gpu_count < MAX_GPUS) {
       read_gpu(line, &gpus[gpu_count++]);
     } else if (strcmp(record, "sample") == 0) {
@@ -179,7 +155,7 @@ static void load(const char* path) {
       read_fail(line, &fails[fail_count++]);
     } else if (strcmp(record, "init") == 0) {
       char* key;
-      while (next_word(&line, &key, &value))
+      while (standin_next_word(&line, &key, &value))
         if (strcmp(key, "code") == 0) init_code = (rsmi_status_t)strtoul(value, NULL, 10);
     }
   }
@@ -189,13 +165,7 @@ static void load(const char* path) {
 /* Reads the file again when it changed since it was last read. */
 static void refresh(void) {
   const char* path = getenv("PETRICORE_ROCM_STANDIN");
-  struct stat now;
-  if (path == NULL || stat(path, &now) != 0) return;
-  if (now.st_ino == loaded.st_ino && now.st_size == loaded.st_size && now.st_mtim.tv_sec == loaded.st_mtim.tv_sec &&
-      now.st_mtim.tv_nsec == loaded.st_mtim.tv_nsec)
-    return;
-  loaded = now;
-  load(path);
+  if (path != NULL && standin_changed(path, &loaded, 0)) load(path);
 }
 
 static rsmi_status_t failure(int gpu, long pid, const char* call) {

@@ -4,22 +4,17 @@
 #include "collect/gpu_mapping.hpp"
 
 #include "catch.hpp"
+#include "gpu_standin.hpp"
 
 #include "collect/error_counter.hpp"
 #include "collect/gpu_collector.hpp"
 #include "collect/gpu_nvml.hpp"
 #include "collect/layout.hpp"
 
-#include <stdlib.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 using namespace petricore::collect;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -107,31 +102,13 @@ TEST_CASE("gpu mapping: a MIG instance is held by its id or by the job's process
 
 namespace {
 
-// The stand-in's file, as gpu_nvml_test.cpp writes it.
-class StandinFile {
- public:
-  StandinFile() : path_(fs::temp_directory_path() / ("petricore-gpumap-" + std::to_string(::getpid()) + ".txt")) {
-    ::setenv("PETRICORE_NVML_STANDIN", path_.c_str(), 1);
-  }
-  ~StandinFile() {
-    ::unsetenv("PETRICORE_NVML_STANDIN");
-    std::error_code ec;
-    fs::remove(path_, ec);
-  }
-  void write(const std::string& text) {
-    fs::path temp = path_.string() + ".new";
-    std::ofstream(temp) << text;
-    fs::rename(temp, path_);
-  }
-
- private:
-  fs::path path_;
-};
-
 std::string standin_library() {
-  const char* path = std::getenv("PETRICORE_NVML_STANDIN_LIBRARY");
-  return path ? path : "";
+  return petricore::test::standin_library("PETRICORE_NVML_STANDIN_LIBRARY");
 }
+
+struct StandinFile : petricore::test::StandinFile {
+  StandinFile() : petricore::test::StandinFile("PETRICORE_NVML_STANDIN") {}
+};
 
 }  // namespace
 

@@ -5,53 +5,24 @@
 #include "collect/gpu_nvml.hpp"
 
 #include "catch.hpp"
+#include "gpu_standin.hpp"
 
 #include "collect/error_counter.hpp"
 
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 using namespace petricore::collect;
-namespace fs = std::filesystem;
+using petricore::test::gpu_errors;
 
 namespace {
 
 std::string standin_library() {
-  const char* path = std::getenv("PETRICORE_NVML_STANDIN_LIBRARY");
-  return path ? path : "";
+  return petricore::test::standin_library("PETRICORE_NVML_STANDIN_LIBRARY");
 }
 
-std::uint64_t gpu_errors(const ErrorCounter& errors) {
-  auto totals = errors.totals();
-  auto gpu = totals.find("gpu");
-  return gpu == totals.end() ? 0 : gpu->second;
-}
-
-// The stand-in's file, named by $PETRICORE_NVML_STANDIN while it lives.
-// Written anew (a new inode) each time, so the stand-in always sees a change.
-class StandinFile {
- public:
-  StandinFile() : path_(fs::temp_directory_path() / ("petricore-nvml-" + std::to_string(::getpid()) + ".txt")) {
-    ::setenv("PETRICORE_NVML_STANDIN", path_.c_str(), 1);
-  }
-  ~StandinFile() {
-    ::unsetenv("PETRICORE_NVML_STANDIN");
-    std::error_code ec;
-    fs::remove(path_, ec);
-  }
-  void write(const std::string& text) {
-    fs::path temp = path_.string() + ".new";
-    std::ofstream(temp) << text;
-    fs::rename(temp, path_);
-  }
-
- private:
-  fs::path path_;
+struct StandinFile : petricore::test::StandinFile {
+  StandinFile() : petricore::test::StandinFile("PETRICORE_NVML_STANDIN") {}
 };
 
 constexpr const char* kTwoGpus =
