@@ -32,7 +32,7 @@ VM_PACKAGES=(
   build-essential dpkg-dev debhelper ccache
   meson ninja-build pkgconf g++ systemd-dev catch2 cmake
   libcli11-dev prometheus-cpp-dev libcurl4-openssl-dev
-  libboost-dev libboost-json-dev libmariadb-dev libldap-dev libcairo2-dev zlib1g-dev
+  libboost-dev libboost-json-dev libmariadb-dev libsqlite3-dev libldap-dev libcairo2-dev zlib1g-dev
   fonts-dejavu-core
 )
 

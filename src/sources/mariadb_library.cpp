@@ -115,6 +115,12 @@ unsigned MariaDbConnection::error_code() const {
 const MariaDbTarget& MariaDbConnection::target() const {
   return impl_->target;
 }
+std::string MariaDbConnection::describe() const {
+  return impl_->target.describe();
+}
+bool MariaDbConnection::last_error_was_duplicate() const {
+  return impl_->last_error == mariadb_error::kDuplicateEntry;
+}
 
 Result<MariaDbConnection> MariaDbConnection::connect(const MariaDbTarget& target, unsigned* error_code) {
   if (error_code != nullptr) *error_code = 0;
@@ -190,6 +196,7 @@ Result<SqlResult> MariaDbConnection::Impl::run_prepared(std::string_view sql, co
   // Parameters: the binds point into `params` and these two arrays.
   std::vector<MYSQL_BIND> in(params.size());
   std::vector<long long> integers(params.size());
+  std::vector<double> reals(params.size());
   std::vector<unsigned long> in_lengths(params.size());
   for (std::size_t i = 0; i < params.size(); ++i) {
     MYSQL_BIND& b = in[i];
@@ -200,11 +207,16 @@ Result<SqlResult> MariaDbConnection::Impl::run_prepared(std::string_view sql, co
       integers[i] = *n;
       b.buffer_type = MYSQL_TYPE_LONGLONG;
       b.buffer = &integers[i];
+    } else if (const auto* x = std::get_if<double>(&params[i])) {
+      reals[i] = *x;
+      b.buffer_type = MYSQL_TYPE_DOUBLE;
+      b.buffer = &reals[i];
     } else {
-      const std::string& text = std::get<std::string>(params[i]);
-      in_lengths[i] = static_cast<unsigned long>(text.size());
-      b.buffer_type = MYSQL_TYPE_STRING;
-      b.buffer = const_cast<char*>(text.data());
+      const auto* blob = std::get_if<SqlBlob>(&params[i]);
+      const std::string& bytes = blob ? blob->bytes : std::get<std::string>(params[i]);
+      in_lengths[i] = static_cast<unsigned long>(bytes.size());
+      b.buffer_type = blob ? MYSQL_TYPE_BLOB : MYSQL_TYPE_STRING;
+      b.buffer = const_cast<char*>(bytes.data());
       b.buffer_length = in_lengths[i];
       b.length = &in_lengths[i];
     }

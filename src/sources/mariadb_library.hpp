@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/result.hpp"
+#include "sources/sql_database.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +13,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 namespace petricore::sources {
@@ -30,16 +30,6 @@ struct MariaDbTarget {
   std::string describe() const;
 };
 
-// A statement parameter: NULL, an integer or a string.
-using SqlParam = std::variant<std::nullptr_t, std::int64_t, std::string>;
-// A result row as text; NULL is nullopt.
-using SqlRow = std::vector<std::optional<std::string>>;
-
-struct SqlResult {
-  std::vector<SqlRow> rows;  // empty for statements without a result set
-  std::uint64_t affected_rows = 0;
-};
-
 // Error numbers petricore reacts to (the client's and the server's).
 namespace mariadb_error {
 constexpr unsigned kAccessDenied = 1045;        // ER_ACCESS_DENIED_ERROR (login refused)
@@ -48,6 +38,7 @@ constexpr unsigned kNoSuchGrant = 1141;         // ER_NONEXISTING_GRANT (SHOW GR
 constexpr unsigned kServerGone = 2006;          // CR_SERVER_GONE_ERROR
 constexpr unsigned kServerLost = 2013;          // CR_SERVER_LOST
 constexpr unsigned kServerLostExtended = 2055;  // CR_SERVER_LOST_EXTENDED
+constexpr unsigned kDuplicateEntry = 1062;      // ER_DUP_ENTRY
 // The connection is dead (server restarted, idle timeout): reconnecting may help.
 inline bool connection_lost(unsigned code) {
   return code == kServerGone || code == kServerLost || code == kServerLostExtended;
@@ -56,14 +47,14 @@ inline bool connection_lost(unsigned code) {
 
 // One open connection, closed when destroyed. Not for concurrent use: one
 // thread at a time (callers pool or lock).
-class MariaDbConnection {
+class MariaDbConnection final : public SqlDatabase {
  public:
   // Unavailable "<describe> as <user>: <reason>" when the library cannot be
   // loaded or the server refuses; `error_code`, when given, receives the
   // error number (0 when the library itself failed to load).
   static Result<MariaDbConnection> connect(const MariaDbTarget& target, unsigned* error_code = nullptr);
 
-  ~MariaDbConnection();
+  ~MariaDbConnection() override;
   MariaDbConnection(MariaDbConnection&&) noexcept;
   MariaDbConnection& operator=(MariaDbConnection&&) noexcept;
   MariaDbConnection(const MariaDbConnection&) = delete;
@@ -74,7 +65,9 @@ class MariaDbConnection {
   // SHOW GRANTS and DDL built from validated identifiers). Every column comes
   // back as text. Unavailable "<describe>: <server's message> (<number>)" on
   // failure, and error_code() tells the number.
-  Result<SqlResult> run(std::string_view sql, const std::vector<SqlParam>& params = {});
+  Result<SqlResult> run(std::string_view sql, const std::vector<SqlParam>& params = {}) override;
+  std::string describe() const override;
+  bool last_error_was_duplicate() const override;
 
   // The error number of the last failed run(), 0 after a success.
   unsigned error_code() const;

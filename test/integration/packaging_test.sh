@@ -350,7 +350,7 @@ rpm_part() {
   rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$rpmfile" 2>/dev/null >"$T/fflags"
   check "/etc/petricore/petricore.toml is %config(noreplace)" grep -q -x 'cn /etc/petricore/petricore.toml' "$T/fflags"
   rpm -qp --requires "$rpmfile" 2>/dev/null >"$T/requires"
-  for lib in libcurl openldap mariadb-connector-c cairo; do
+  for lib in libcurl openldap mariadb-connector-c sqlite-libs cairo; do
     check "the RPM requires $lib (dlopen()ed)" grep -q "^$lib\((x86-64)\|\b\)" "$T/requires"
   done
   rpm -qp --scripts "$rpmfile" 2>/dev/null >"$T/scripts"
