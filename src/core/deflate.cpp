@@ -25,4 +25,27 @@ std::string deflate_bytes(std::string_view data, int level, DeflateWrapper wrapp
   return out;
 }
 
+std::optional<std::string> inflate_bytes(std::string_view zlib_stream, std::size_t max_size) {
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) return std::nullopt;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(zlib_stream.data()));
+  z.avail_in = static_cast<uInt>(zlib_stream.size());
+  std::string out;
+  char chunk[16384];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(chunk);
+    z.avail_out = sizeof chunk;
+    rc = inflate(&z, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END) break;
+    out.append(chunk, sizeof chunk - z.avail_out);
+    if (out.size() > max_size) rc = Z_BUF_ERROR;
+    // No progress and no end: the input stopped short.
+    if (rc == Z_OK && z.avail_in == 0 && z.avail_out != 0) rc = Z_DATA_ERROR;
+  }
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END) return std::nullopt;
+  return out;
+}
+
 }  // namespace petricore

@@ -1,7 +1,7 @@
 // The job archive's schema, versioned: each version is a migration from the
 // one before, applied in order and recorded in archive_meta's
 // schema_version. The same statements serve SQLite and MariaDB (type names
-// both accept: BIGINT, DOUBLE, VARCHAR, MEDIUMTEXT, MEDIUMBLOB). An archive
+// both accept: BIGINT, DOUBLE, VARCHAR, MEDIUMBLOB). An archive
 // whose version is newer than this petricore knows is refused, never
 // written to: an older petricore would misread it.
 #pragma once

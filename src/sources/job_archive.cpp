@@ -1,5 +1,7 @@
 #include "sources/job_archive.hpp"
 
+#include "core/deflate.hpp"
+
 #include <charconv>
 #include <cstdlib>
 #include <utility>
@@ -14,6 +16,8 @@ constexpr const char* kColumns =
     "end_time, time_limit_s, alloc_cpus, alloc_mem_mb, alloc_nodes, node_list, alloc_gpus, cpu_time_s, "
     "memory_resident_mb, gpu_utilization_mean, findings, warning, from_metrics, archived_at";
 constexpr std::size_t kColumnCount = 25;
+// A job JSON is some kB; a stored one that inflates past this is broken.
+constexpr std::size_t kMaxJson = 64u << 20;
 // A record's versions written in a race: how many the writer tries.
 constexpr int kVersionTries = 5;
 
@@ -94,7 +98,7 @@ model::ArchivedJob from_row(const SqlRow& row) {
   a.warning = integer(row[22]).value_or(0) != 0;
   a.from_metrics = integer(row[23]).value_or(0) != 0;
   a.archived_at = integer(row[24]).value_or(0);
-  if (row.size() > kColumnCount) a.usage_json = text(row[kColumnCount]);
+  if (row.size() > kColumnCount) a.usage_json = inflate_bytes(text(row[kColumnCount]), kMaxJson).value_or("");
   if (row.size() > kColumnCount + 1) a.series = text(row[kColumnCount + 1]);
   return a;
 }
@@ -143,11 +147,11 @@ Result<int> JobArchive::store(const model::ArchivedJob& a) {
                                  std::int64_t{a.warning ? 1 : 0},
                                  std::int64_t{a.from_metrics ? 1 : 0},
                                  a.archived_at,
-                                 a.usage_json,
+                                 SqlBlob{deflate_bytes(a.usage_json, 9, DeflateWrapper::Zlib)},
                                  a.series.empty() ? SqlParam(nullptr) : SqlParam(SqlBlob{a.series})};
     // One statement: the row is whole or absent, never half-written.
     auto inserted = db_.run(std::string("INSERT INTO archived_jobs (cluster, ") + kColumns +
-                                ", usage_json, series) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                                ", usage_json_z, series) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                                 "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             params);
     if (inserted) return version;
@@ -160,7 +164,7 @@ Result<int> JobArchive::store(const model::ArchivedJob& a) {
 
 Result<std::optional<model::ArchivedJob>> JobArchive::latest(std::int64_t job_id) {
   auto rows = db_.run(std::string("SELECT ") + kColumns +
-                          ", usage_json, series FROM archived_jobs WHERE cluster = ? AND job_id = ? "
+                          ", usage_json_z, series FROM archived_jobs WHERE cluster = ? AND job_id = ? "
                           "ORDER BY version DESC LIMIT 1",
                       {cluster_, job_id});
   if (!rows) return rows.error();
