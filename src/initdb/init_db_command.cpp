@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace petricore::initdb {
@@ -74,7 +75,9 @@ class InitDb {
   Result<bool> check_tables();
   Result<bool> ensure_user(const std::string& password);
   Result<bool> ensure_view(View view);
+  Result<bool> ensure_archive_database();
   Result<bool> ensure_grants();
+  Result<bool> verify_archive(MariaDbConnection& login);
   Result<bool> verify_login(const std::string& password);
   Result<std::size_t> count(const std::string& sql, const std::vector<SqlParam>& params);
 
@@ -176,6 +179,24 @@ Result<bool> InitDb::ensure_view(View which) {
   return true;
 }
 
+Result<bool> InitDb::ensure_archive_database() {
+  if (names_.archive_database.empty()) return true;
+  auto found = run("SELECT DEFAULT_CHARACTER_SET_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+                   {names_.archive_database});
+  if (!found) return found.error();
+  if (found->rows.empty()) {
+    if (auto r = run(create_archive_database_sql(names_)); !r) return r.error();
+    changed("created database " + names_.archive_database + " (utf8mb4) for the job archive");
+    return true;
+  }
+  // An existing one is the site's: its character set is not ours to change.
+  const std::string charset = found->rows[0][0].value_or("");
+  if (lower(charset) != "utf8mb4")
+    say("note: database " + names_.archive_database + " exists with character set " + charset +
+        "; the archive's tables ask for utf8mb4 themselves");
+  return true;
+}
+
 Result<bool> InitDb::ensure_grants() {
   auto grants = run(show_grants_sql(names_));
   if (!grants) return grants.error();
@@ -184,6 +205,13 @@ Result<bool> InitDb::ensure_grants() {
     if (has_view_grant(names_, which, first_column(*grants))) continue;
     if (auto r = run(grant_sql(names_, which)); !r) return r.error();
     changed("granted SELECT on " + names_.database + "." + view_name(names_, which) + " to " + account(names_));
+    granted = true;
+  }
+  if (!names_.archive_database.empty() && !has_archive_grant(names_, first_column(*grants))) {
+    if (auto r = run(archive_grant_sql(names_)); !r) return r.error();
+    std::string privileges;
+    for (const auto& p : archive_privileges()) privileges += (privileges.empty() ? "" : ", ") + p;
+    changed("granted " + privileges + " on " + names_.archive_database + ".* to " + account(names_));
     granted = true;
   }
   if (granted) {
@@ -256,6 +284,36 @@ Result<bool> InitDb::verify_login(const std::string& password) {
   say("verified as " + account(names_) + " over " + target.describe() + ": the views are readable (" + rows[0] +
       " jobs, " + rows[1] + " steps), " + names_.database + "." + names_.cluster + "_job_table and " + names_.cluster +
       "_step_table are denied");
+  return verify_archive(*login);
+}
+
+// As the new user: a table made, written and read in the archive database,
+// as the archive's migrations and writers will; the admin drops it again
+// (the user may not).
+Result<bool> InitDb::verify_archive(MariaDbConnection& login) {
+  if (names_.archive_database.empty()) return true;
+  const std::string probe = sources::qualified(names_.archive_database, "petricore_init_db_probe");
+  auto drop_probe = [&] { return run("DROP TABLE IF EXISTS " + probe); };
+  if (auto r = drop_probe(); !r) return r.error();
+  const std::pair<const char*, std::string> steps[] = {
+      {"CREATE TABLE", "CREATE TABLE " + probe + " (id INT NOT NULL PRIMARY KEY, note VARCHAR(16))"},
+      {"CREATE INDEX", "CREATE INDEX probe_note ON " + probe + " (note)"},
+      {"ALTER TABLE", "ALTER TABLE " + probe + " ADD COLUMN version INT NOT NULL DEFAULT 1"},
+      {"INSERT", "INSERT INTO " + probe + " (id, note) VALUES (1, 'archive')"},
+      {"UPDATE", "UPDATE " + probe + " SET note = 'written' WHERE id = 1"},
+      {"SELECT", "SELECT note FROM " + probe},
+      {"DELETE", "DELETE FROM " + probe}};
+  for (const auto& [what, sql] : steps) {
+    auto done = login.run(sql);
+    if (!done) {
+      drop_probe();  // its own failure would hide the one that matters
+      return unavailable(account(names_) + " cannot " + what + " in the archive database " + names_.archive_database +
+                         ": " + done.error().message);
+    }
+  }
+  if (auto r = drop_probe(); !r) return r.error();
+  say("verified as " + account(names_) + ": the archive database " + names_.archive_database +
+      " takes tables, indexes and rows");
   return true;
 }
 
@@ -265,10 +323,13 @@ Result<bool> InitDb::create(const std::string& password) {
   if (auto r = ensure_user(password); !r) return r;
   if (auto r = ensure_view(View::Job); !r) return r;
   if (auto r = ensure_view(View::Step); !r) return r;
+  if (auto r = ensure_archive_database(); !r) return r;
   if (auto r = ensure_grants(); !r) return r;
   if (changes_ == 0)
     say("nothing to change: " + account(names_) + ", " + names_.database + "." + names_.view + " and " +
-        names_.database + "." + names_.step_view() + " are already set up");
+        names_.database + "." + names_.step_view() +
+        (names_.archive_database.empty() ? "" : " and the archive database " + names_.archive_database) +
+        " are already set up");
   return verify_login(password);
 }
 
@@ -314,6 +375,15 @@ Result<bool> InitDb::drop() {
   if (views[0].exists == 0 && views[1].exists == 0 && *user == 0)
     say("nothing to drop: no view " + names_.database + "." + names_.view + " or " + names_.database + "." +
         names_.step_view() + ", no user " + account(names_));
+  // The archive's data outlives the user: dropping it is the admin's call.
+  if (!names_.archive_database.empty()) {
+    auto archive =
+        count("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", {names_.archive_database});
+    if (!archive) return archive.error();
+    if (*archive > 0)
+      say("kept database " + names_.archive_database + " and the job archive in it (DROP DATABASE `" +
+          names_.archive_database + "` removes them)");
+  }
   return true;
 }
 
@@ -334,6 +404,7 @@ int run_init_db(const InitDbOptions& options) {
   names.view = options.view;
   names.user = options.user;
   names.web_host = options.web_host;
+  names.archive_database = options.archive_database == "none" ? "" : options.archive_database;
   if (auto problem = validate(names)) return fail(kBadInput, *problem);
   names.cluster = lower(names.cluster);  // Slurm lower-cases ClusterName in its table names
 

@@ -1,8 +1,11 @@
-// `petricore init-db`: creates, idempotently, the read-only `petricore`
-// MariaDB user for the web host, the views `user_job_view` on
-// `<cluster>_job_table` and `user_step_view` on `<cluster>_step_table` with
-// only the columns serve needs, and GRANT SELECT on those two views alone;
-// verifies it; `--drop` removes what it created.
+// `petricore init-db`: creates, idempotently, the `petricore` MariaDB user
+// for the web host, the views `user_job_view` on `<cluster>_job_table` and
+// `user_step_view` on `<cluster>_step_table` with only the columns serve
+// needs, GRANT SELECT on those two views alone (nothing else of
+// slurm_acct_db), and the job archive's database `petricore` (utf8mb4) with
+// what the archive needs there (archive_privileges(): its tables and their
+// rows); verifies it by logging in; `--drop` removes the user, its grants
+// and the views, and keeps the archive database and its data.
 #pragma once
 
 #include <string>
@@ -20,8 +23,9 @@ struct InitDbOptions {
   std::string admin_password_file;  // empty = no password (unix_socket auth)
   std::string database = "slurm_acct_db";
   std::string user = "petricore";
-  std::string view = "user_job_view";  // the step view's name derives from it (sources::step_view_of)
-  bool dry_run = false;                // print the SQL, password shown as <redacted>
+  std::string view = "user_job_view";          // the step view's name derives from it (sources::step_view_of)
+  std::string archive_database = "petricore";  // "none": no archive database
+  bool dry_run = false;                        // print the SQL, password shown as <redacted>
   bool drop = false;
 };
 

@@ -69,6 +69,36 @@ std::string dotted(const SqlNames& names, View view) {
   return names.database + "." + view_name(names, view);
 }
 
+// `archive`.* as a database-level grant names it: '_' escaped, or it would
+// match any character.
+std::string archive_object(const SqlNames& names) {
+  std::string escaped;
+  for (char c : names.archive_database) escaped += c == '_' ? std::string("\\_") : std::string(1, c);
+  return quote(escaped) + ".*";
+}
+
+// "SELECT, INSERT, ..." of a grant line, one word each.
+std::vector<std::string> privilege_list(const std::string& privileges) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= privileges.size()) {
+    std::size_t comma = privileges.find(',', at);
+    std::string item = privileges.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
 }  // namespace
 
 bool valid_host(std::string_view host) {
@@ -87,6 +117,18 @@ std::optional<std::string> validate(const SqlNames& names) {
   if (std::string steps = names.step_view(); !valid_identifier(steps))
     return "invalid view '" + names.view + "': the step view's name derived from it, '" + steps +
            "', is longer than 64 characters";
+  if (!names.archive_database.empty()) {
+    const std::string archive = lower(names.archive_database);
+    if (!valid_identifier(names.archive_database))
+      return "invalid --archive-database '" + names.archive_database.substr(0, 80) +
+             "': expected 1-64 of A-Z a-z 0-9 _, or none";
+    if (archive == lower(names.database))
+      return "invalid --archive-database '" + names.archive_database +
+             "': the archive needs a database of its own, not Slurm's accounting database";
+    for (const char* system : {"mysql", "information_schema", "performance_schema", "sys"})
+      if (archive == system)
+        return "invalid --archive-database '" + names.archive_database + "': a database of the server itself";
+  }
   if (!valid_host(names.web_host))
     return "invalid --web-host '" + names.web_host.substr(0, 80) +
            "': expected a host name, an IP address or a MariaDB host pattern";
@@ -151,12 +193,52 @@ std::string drop_user_sql(const SqlNames& names) {
   return "DROP USER IF EXISTS " + account(names);
 }
 
+const std::vector<std::string>& archive_privileges() {
+  static const std::vector<std::string> privileges{"SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "INDEX", "ALTER"};
+  return privileges;
+}
+
+std::string create_archive_database_sql(const SqlNames& names) {
+  return "CREATE DATABASE IF NOT EXISTS " + quote(names.archive_database) + " CHARACTER SET utf8mb4";
+}
+
+std::string archive_grant_sql(const SqlNames& names) {
+  return "GRANT " + joined(archive_privileges()) + " ON " + archive_object(names) + " TO " + account(names);
+}
+
 std::vector<std::string> dry_run_script(const SqlNames& names, bool drop) {
-  if (drop)
-    return {drop_view_sql(names, View::Job) + ";", drop_view_sql(names, View::Step) + ";", drop_user_sql(names) + ";"};
-  return {"CREATE USER IF NOT EXISTS " + account(names) + " IDENTIFIED BY '<redacted>';",
-          create_view_sql(names, View::Job) + ";", create_view_sql(names, View::Step) + ";",
-          grant_sql(names, View::Job) + ";", grant_sql(names, View::Step) + ";"};
+  std::vector<std::string> script;
+  if (drop) {
+    script = {drop_view_sql(names, View::Job) + ";", drop_view_sql(names, View::Step) + ";",
+              drop_user_sql(names) + ";"};
+    if (!names.archive_database.empty())
+      script.push_back("-- kept: the archive database " + quote(names.archive_database) +
+                       " and its data (DROP DATABASE removes them)");
+    return script;
+  }
+  script = {"CREATE USER IF NOT EXISTS " + account(names) + " IDENTIFIED BY '<redacted>';",
+            create_view_sql(names, View::Job) + ";", create_view_sql(names, View::Step) + ";",
+            grant_sql(names, View::Job) + ";", grant_sql(names, View::Step) + ";"};
+  if (!names.archive_database.empty()) {
+    script.push_back(create_archive_database_sql(names) + ";");
+    script.push_back(archive_grant_sql(names) + ";");
+  }
+  return script;
+}
+
+bool has_archive_grant(const SqlNames& names, const std::vector<std::string>& grants) {
+  if (names.archive_database.empty()) return false;
+  const std::string object = lower(archive_object(names));
+  for (const auto& line : grants) {
+    auto grant = split_grant(line);
+    if (!grant || lower(grant->second) != object) continue;
+    if (grant->first == "ALL PRIVILEGES") return true;
+    auto held = privilege_list(grant->first);
+    if (std::all_of(archive_privileges().begin(), archive_privileges().end(),
+                    [&](const std::string& p) { return std::find(held.begin(), held.end(), p) != held.end(); }))
+      return true;
+  }
+  return false;
 }
 
 bool has_view_grant(const SqlNames& names, View view, const std::vector<std::string>& grants) {
@@ -173,25 +255,37 @@ bool has_view_grant(const SqlNames& names, View view, const std::vector<std::str
 std::optional<std::string> check_grants(const SqlNames& names, const std::vector<std::string>& grants) {
   const std::string job = lower(qualified(names.database, names.view));
   const std::string step = lower(qualified(names.database, names.step_view()));
-  bool usage = false, select_job = false, select_step = false;
+  const bool archived = !names.archive_database.empty();
+  const std::string archive = archived ? lower(archive_object(names)) : "";
+  auto wanted = archive_privileges();
+  std::sort(wanted.begin(), wanted.end());
+  bool usage = false, select_job = false, select_step = false, archive_grant = false;
   for (const auto& line : grants) {
     auto grant = split_grant(line);
     bool grant_option = line.find("WITH GRANT OPTION") != std::string::npos;
     bool plain_select = grant && !grant_option && grant->first == "SELECT";
+    auto held = grant ? privilege_list(grant->first) : std::vector<std::string>{};
+    std::sort(held.begin(), held.end());
     if (grant && !grant_option && grant->first == "USAGE" && grant->second == "*.*") {
       usage = true;
     } else if (plain_select && lower(grant->second) == job) {
       select_job = true;
     } else if (plain_select && lower(grant->second) == step) {
       select_step = true;
+    } else if (archived && grant && !grant_option && lower(grant->second) == archive && held == wanted) {
+      archive_grant = true;
     } else {
       return account(names) + " holds more than SELECT on " + dotted(names, View::Job) + " and " +
-             dotted(names, View::Step) + ": " + without_password(line);
+             dotted(names, View::Step) +
+             (archived ? " and " + joined(archive_privileges()) + " on " + names.archive_database + ".*" : "") + ": " +
+             without_password(line);
     }
   }
   if (!usage) return account(names) + " does not exist";
   if (!select_job) return account(names) + " lacks SELECT on " + dotted(names, View::Job);
   if (!select_step) return account(names) + " lacks SELECT on " + dotted(names, View::Step);
+  if (archived && !archive_grant)
+    return account(names) + " lacks " + joined(archive_privileges()) + " on " + names.archive_database + ".*";
   return std::nullopt;
 }
 

@@ -47,6 +47,14 @@ std::string state_name(std::uint64_t state) {
   return base < std::size(names) ? names[base] : "UNKNOWN";
 }
 
+// The final ones among them, COMPLETED .. OUT_OF_MEMORY (not PENDING,
+// RUNNING or SUSPENDED): "3, 4, ..., 11".
+std::string final_state_list() {
+  std::string list;
+  for (int state = 3; state <= 11; ++state) list += (list.empty() ? "" : ", ") + std::to_string(state);
+  return list;
+}
+
 std::optional<std::uint64_t> to_u64(const std::optional<std::string>& text) {
   if (!text || text->empty()) return std::nullopt;
   std::uint64_t value = 0;
@@ -158,7 +166,32 @@ class DbAccounting final : public AccountingSource {
     return jobs;
   }
 
-  // The listing's records whole, as job() makes them: their step rows in one
+  // The jobs whose row ended in the window in a final state, by end and id,
+  // through the job table's index on (time_end, time_eligible) (slurmdbd's
+  // `rollup2`): the view merges into the query, so the server reads only the
+  // window's rows. A requeued job's earlier runs are rows of state REQUEUE
+  // (PENDING in the low byte) and stay out; a job id slurmctld handed out
+  // again after its counter wrapped ends in another window.
+  Result<std::vector<JobRecord>> jobs_ended(std::int64_t since, std::int64_t until, std::size_t limit) override {
+    if (limit == 0 || since >= until) return std::vector<JobRecord>{};
+    // time_end 0 (not ended) is out when since is 0 too.
+    std::vector<SqlParam> params{std::max<std::int64_t>(since, 1), until,
+                                 static_cast<std::int64_t>(std::min<std::size_t>(limit, 1000000))};
+    auto result = query(select_ + " WHERE `time_end` >= ? AND `time_end` < ? AND (`state` & 255) IN (" +
+                            final_state_list() + ") ORDER BY `time_end`, `id_job` LIMIT ?",
+                        params);
+    if (!result) return result.error();
+    std::vector<JobRecord> jobs;
+    std::vector<std::uint64_t> indexes;  // job_db_inx of jobs[i], 0 when absent
+    for (const auto& row : result->rows) {
+      jobs.push_back(record(row));
+      indexes.push_back(to_u64(at(row, "job_db_inx")).value_or(0));
+    }
+    if (auto steps = add_steps_of(jobs, indexes); !steps) return steps.error();
+    return jobs;
+  }
+
+  // The listings' records whole, as job() makes them: their step rows in one
   // query per kStepBatch jobs instead of one per job.
   bool lists_whole_records() const override { return true; }
 

@@ -4,6 +4,7 @@
 #include "core/startup_error.hpp"
 #include "model/job_id.hpp"
 #include "sources/accounting_factory.hpp"
+#include "sources/ended_window.hpp"
 #include "sources/prometheus_client.hpp"
 #include "sources/promql.hpp"
 
@@ -68,6 +69,15 @@ std::int64_t coarse_step(double lookback_seconds) {
 std::string seconds(std::int64_t s) {
   return std::to_string(s) + "s";
 }
+
+// ceil(a / b) for b > 0 and a >= 0 (a negative a counts as 0).
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return a <= 0 ? 0 : a / b + (a % b != 0);
+}
+
+// jobs_ended's first piece of its window (sources/ended_window.hpp), in
+// windows of S: an hour for the default 30-day lookback.
+constexpr std::int64_t kFirstEndedPiece = 12;
 
 // "node1,node2,node3,node7" -> "node[1-3,7]", as Slurm prints node lists.
 std::string compress_hostlist(const std::set<std::string>& names) {
@@ -291,6 +301,47 @@ class PrometheusAccounting final : public AccountingSource {
     return jobs;
   }
 
+  // One range query per piece of the window (sources/ended_window.hpp) over
+  // the grid of jobs_of_user, windows of S seconds (300 s for the default 30
+  // days) ending at multiples of S: at each point q,
+  //
+  //   count by (slurm_job, user, uid, account) (max by (..., instance)
+  //     (count_over_time(jobs_info[S] offset S)))
+  //   unless on (slurm_job) count_over_time(jobs_info[S])
+  //
+  // holds the jobs that had samples in the window before q and none in the
+  // window up to q: their series stopped, and a job's end is q - S, the end
+  // of its last window with samples (the real last sample lies within S
+  // before it, as in jobs_of_user; job() is exact). Ends are on a grid that
+  // does not depend on the window asked for, so pages and windows cut the
+  // jobs the same way. A point per job and pause comes back, not one per
+  // window of its life: Prometheus reads each sample of the piece twice, the
+  // answer stays small. A job whose series paused for longer than S shows
+  // at the pause too (job() then says RUNNING), and a point is only read
+  // once its window lies two scrape intervals in the past: the jobs whose
+  // series stopped less than S plus two minutes ago are not listed yet.
+  Result<std::vector<JobRecord>> jobs_ended(std::int64_t since, std::int64_t until, std::size_t limit) override {
+    const double now = now_seconds();
+    // The points q = k S (+ the grid shift) whose end q - S is in [since,
+    // until) and in the lookback, and whose window lies in the past.
+    const auto oldest = static_cast<std::int64_t>(now - lookback_);
+    const std::int64_t first_k = ceil_div(std::max(since, oldest), step_) + 1;
+    const std::int64_t last_k = std::min(
+        ceil_div(until, step_), static_cast<std::int64_t>(std::floor((now - 2 * kDefaultScrapeInterval) / step_)));
+    if (first_k > last_k) return std::vector<JobRecord>{};
+    auto piece = [&](std::int64_t from, std::int64_t to) -> EndedPiece {
+      const std::int64_t k0 = ceil_div(from, step_) + 1, k1 = ceil_div(to, step_);
+      if (k0 > k1) return std::optional(std::vector<JobRecord>{});
+      auto found = prometheus_.query_range(ended_jobs_query(step_), static_cast<double>(k0 * step_) + kGridShift,
+                                           static_cast<double>(k1 * step_) + kGridShift, static_cast<double>(step_));
+      if (!found) return found.error();
+      return std::optional(jobs_from_ends(*found, step_, from, to));
+    };
+    // In ends: [(first_k - 1) S, (last_k - 1) S].
+    return jobs_ended_in_pieces((first_k - 1) * step_, (last_k - 1) * step_ + 1, limit, kFirstEndedPiece * step_,
+                                piece);
+  }
+
   bool lists_whole_records() const override { return false; }  // coarse times, no step figures
   std::string name() const override { return "prometheus"; }
 
@@ -307,6 +358,41 @@ class PrometheusAccounting final : public AccountingSource {
 };
 
 }  // namespace
+
+std::string ended_jobs_query(std::int64_t step_seconds) {
+  const std::string by = "slurm_job, user, uid, account";
+  const std::string window = "[" + seconds(step_seconds) + "]";
+  return "count by (" + by + ") (max by (" + by + ", instance) (count_over_time(jobs_info" + window + " offset " +
+         seconds(step_seconds) + "))) unless on (slurm_job) count_over_time(jobs_info" + window + ")";
+}
+
+std::vector<JobRecord> jobs_from_ends(const std::vector<Series>& found, std::int64_t step_seconds, std::int64_t from,
+                                      std::int64_t to) {
+  std::map<std::string, JobRecord> last;  // by slurm_job: the latest end in [from, to)
+  for (const Series& s : found) {
+    const std::string& id = s.label("slurm_job");
+    if (id.empty()) continue;
+    for (const auto& sample : s.samples) {
+      if (!std::isfinite(sample.value) || !(sample.value > 0)) continue;
+      // The point at k S (+ the grid shift) ends the window before it.
+      const auto end = static_cast<std::int64_t>(std::floor(sample.time)) - step_seconds;
+      if (end < from || end >= to) continue;
+      JobRecord& record = last[id];
+      if (record.end && *record.end >= end) continue;
+      record.job_id = record.raw_id = id;
+      record.user = s.label("user");
+      record.uid = parse_uid(s.label("uid"));
+      record.account = s.label("account");
+      record.alloc_nodes = static_cast<int>(sample.value);  // those in its last window
+      record.state = "COMPLETED";
+      record.end = end;
+    }
+  }
+  std::vector<JobRecord> jobs;
+  for (auto& [id, record] : last) jobs.push_back(std::move(record));
+  std::sort(jobs.begin(), jobs.end(), ended_earlier);
+  return jobs;
+}
 
 std::unique_ptr<AccountingSource> make_prometheus_accounting(PrometheusClient& prometheus,
                                                              const PrometheusAccountingOptions& options) {

@@ -1,5 +1,7 @@
 #include "sources/sacct.hpp"
 
+#include "sources/accounting.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -290,14 +292,41 @@ std::vector<std::string> sacct_job_args(const std::string& sacct, const model::J
 
 std::vector<std::string> sacct_user_args(const std::string& sacct, const std::string& user, std::int64_t since) {
   auto args = sacct_common_args(sacct);
-  std::time_t t = static_cast<std::time_t>(since);
-  std::tm local{};
-  ::localtime_r(&t, &local);
-  char start[32];
-  std::strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%S", &local);
-  for (std::string a : {"--user=" + user, std::string("--starttime=") + start, std::string("--endtime=now")})
+  for (std::string a : {"--user=" + user, "--starttime=" + sacct_time_bound(since, true), std::string("--endtime=now")})
     args.push_back(std::move(a));
   return args;
+}
+
+const std::vector<std::string>& sacct_final_states() {
+  static const std::vector<std::string> states{"BOOT_FAIL", "CANCELLED",     "COMPLETED", "DEADLINE", "FAILED",
+                                               "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "TIMEOUT"};
+  return states;
+}
+
+std::vector<std::string> sacct_ended_args(const std::string& sacct, std::int64_t since, std::int64_t until) {
+  auto args = sacct_common_args(sacct);
+  std::string states = "--state=";
+  for (const auto& state : sacct_final_states()) states += (states.size() > 8 ? "," : "") + state;
+  for (std::string a : {std::string("--allusers"), states, "--starttime=" + sacct_time_bound(since, true),
+                        "--endtime=" + sacct_time_bound(until, false)})
+    args.push_back(std::move(a));
+  return args;
+}
+
+std::string sacct_time_bound(std::int64_t epoch, bool lower) {
+  auto text = [](std::int64_t t) {
+    std::time_t time = static_cast<std::time_t>(t);
+    std::tm local{};
+    char out[32] = "";
+    if (::localtime_r(&time, &local)) std::strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%S", &local);
+    return std::string(out);
+  };
+  std::string bound = text(epoch);
+  // Read back as sacct will (mktime with tm_isdst = -1).
+  auto read = parse_sacct_time(bound);
+  if (read && lower && *read > epoch) return text(epoch - 3600);
+  if (read && !lower && *read < epoch) return text(epoch + 3600);
+  return bound;
 }
 
 // ---- parsing ----
@@ -415,6 +444,17 @@ Result<std::vector<JobRecord>> parse_sacct(std::string_view text, const std::vec
   if (lines > 0 && records.empty() && !bad_line.empty())
     return unavailable("sacct: unexpected output (" + std::to_string(fields.size()) +
                        " columns expected): " + bad_line.substr(0, 200));
+  return records;
+}
+
+std::vector<JobRecord> select_ended(std::vector<JobRecord> records, std::int64_t since, std::int64_t until) {
+  const auto& finals = sacct_final_states();
+  auto outside = [&](const JobRecord& r) {
+    return !r.end || *r.end < since || *r.end >= until ||
+           std::find(finals.begin(), finals.end(), r.state) == finals.end();
+  };
+  records.erase(std::remove_if(records.begin(), records.end(), outside), records.end());
+  std::sort(records.begin(), records.end(), ended_earlier);
   return records;
 }
 

@@ -40,6 +40,25 @@ std::vector<std::string> sacct_job_args(const std::string& sacct, const model::J
 // sacct reads -S.
 std::vector<std::string> sacct_user_args(const std::string& sacct, const std::string& user, std::int64_t since);
 
+// The final states, as sacct names them: what jobs_ended lists.
+const std::vector<std::string>& sacct_final_states();
+
+// `sacct ... --allusers --state=<sacct_final_states> -S <since> -E <until>`,
+// steps included as for one job. With --state, -S/-E select by END time:
+// slurmdbd asks for `state = X AND time_end BETWEEN since AND until` (both
+// ends included), where without it they select every job eligible or running
+// in the window. The exact half-open window is select_ended's business.
+// --allusers: without it sacct lists only the caller's own jobs (unless root
+// or SlurmUser; PrivateData=jobs still hides others' from a plain user).
+std::vector<std::string> sacct_ended_args(const std::string& sacct, std::int64_t since, std::int64_t until);
+
+// `epoch` as sacct reads -S and -E: local time to the second. In the hour
+// that repeats when summer time ends, the text names two instants and sacct
+// may take the other one, an hour off: then the bound moves out by an hour
+// (earlier for the `lower` bound, later for the upper one), so that the
+// window sacct searches still holds the one asked for.
+std::string sacct_time_bound(std::int64_t epoch, bool lower);
+
 // ---- Parsing sacct's output ------------------------------------------------
 
 // Parses `--parsable2` lines (no header) whose columns are `fields` (names as
@@ -60,6 +79,12 @@ Result<std::vector<model::JobRecord>> parse_sacct(std::string_view text, const s
 // an array task or heterogeneous leader that kept the job's own number.
 // NotFound when there is none.
 Result<model::JobRecord> select_job(const std::vector<model::JobRecord>& records, const model::JobId& id);
+
+// The records of `records` in a final state (sacct_final_states) whose end
+// is in [since, until), by end, then numeric job id (raw_id), as jobs_ended
+// lists them.
+std::vector<model::JobRecord> select_ended(std::vector<model::JobRecord> records, std::int64_t since,
+                                           std::int64_t until);
 
 // Small parsers, exposed for the tests.
 // "00:14.742", "02:03:04", "1-02:03:04" → seconds; nullopt for anything else.

@@ -1,6 +1,8 @@
 // The accounting source that asks sacct (sources/sacct.hpp). Each call runs
-// one sacct process; nothing is shared between calls, so it is thread-safe.
+// one sacct process (jobs_ended one per piece of its window, one at a time);
+// nothing is shared between calls, so it is thread-safe.
 #include "sources/accounting_factory.hpp"
+#include "sources/ended_window.hpp"
 #include "sources/sacct.hpp"
 
 #include <algorithm>
@@ -14,6 +16,12 @@ using model::JobRecord;
 
 // How far back jobs_of_user looks: sacct without -S lists only today's jobs.
 constexpr std::int64_t kUserWindowSeconds = 30 * 86400;
+
+// jobs_ended's first piece of its window (sources/ended_window.hpp): sacct
+// prints a quarter of an hour of a busy cluster's jobs quickly.
+constexpr std::int64_t kFirstEndedPiece = 15 * 60;
+// Times beyond year 9999 do not print as sacct reads them.
+constexpr std::int64_t kLatestTime = 253402300799;
 
 std::string last_line(const std::string& text) {
   std::size_t end = text.find_last_not_of(" \t\r\n");
@@ -61,7 +69,25 @@ class SacctAccounting final : public AccountingSource {
     return jobs;
   }
 
-  // The listing has the step lines job() reads, folded the same way.
+  Result<std::vector<JobRecord>> jobs_ended(std::int64_t since, std::int64_t until, std::size_t limit) override {
+    auto piece = [&](std::int64_t from, std::int64_t to) -> EndedPiece {
+      auto out = run(sacct_ended_args(path_, from, to));
+      if (!out) {
+        // A piece so full that sacct's output overflowed: halves of it.
+        bool overflowed = out.error().message.find("wrote more than") != std::string::npos;
+        if (overflowed && to - from > kSmallestEndedPiece) return std::optional<std::vector<JobRecord>>();
+        return out.error();
+      }
+      auto records = parse_sacct(*out, sacct_fields());
+      if (!records) return records.error();
+      // sacct's window includes both ends; select_ended makes it [from, to).
+      return std::optional(select_ended(std::move(*records), from, to));
+    };
+    return jobs_ended_in_pieces(std::max<std::int64_t>(since, 0), std::min(until, kLatestTime), limit, kFirstEndedPiece,
+                                piece);
+  }
+
+  // The listings have the step lines job() reads, folded the same way.
   bool lists_whole_records() const override { return true; }
   std::string name() const override { return "sacct"; }
 

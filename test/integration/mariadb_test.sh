@@ -8,16 +8,22 @@
 # running, OUT_OF_MEMORY, an array task, a het job, GPUs, pending, deleted).
 #
 # Checks: init-db creates the user, the job and step views and their grants,
-# and a second run changes nothing; SHOW GRANTS holds exactly USAGE + SELECT
-# on the two views; the new user reads the views and is denied the tables;
-# an out-of-date view or a missing grant is put right; `report --json
-# --accounting db` maps jobs from the view (an empty Prometheus for the
-# started ones); the hidden [mariadb] unit tests (the source's records with
-# their steps' TotalCPU, MaxRSS and task layout, user lists, threads,
-# reconnection); --dry-run shows <redacted>; a password with quotes stays
-# data; --drop removes the user and the views (keeping views another web
-# host's account still reads); bad input (a world-readable password file
-# among it) exits 2 and a refused DB 1, in one line.
+# the job archive's database `petricore` (utf8mb4) and the archive's grant
+# there, and a second run changes nothing; SHOW GRANTS holds exactly USAGE +
+# SELECT on the two views + SELECT, INSERT, UPDATE, DELETE, CREATE, INDEX,
+# ALTER on petricore.*; the new user reads the views, is denied the tables,
+# and creates, alters, writes and reads a table in the archive database (no
+# DROP, nothing written in slurm_acct_db); an out-of-date view or a missing
+# grant is put right; `report --json --accounting db` maps jobs from the view
+# (an empty Prometheus for the started ones); the hidden [mariadb] unit tests
+# (the source's records with their steps' TotalCPU, MaxRSS and task layout,
+# user lists, jobs ended in a window, threads, reconnection); --dry-run shows
+# <redacted>; a password with quotes stays data; --archive-database none
+# grants nothing beyond the views, and a name with '_' is granted escaped;
+# --drop removes the user (its grants with it) and the views (keeping views
+# another web host's account still reads) and keeps the archive database and
+# its data; bad input (a world-readable password file among it) exits 2 and a
+# refused DB 1, in one line.
 #
 # Usage: mariadb_test.sh PETRICORE_BINARY
 # Prints "ok - ..." / "not ok - ..." per check and "N passed, M failed";
@@ -74,8 +80,12 @@ snapshot() {
     SELECT TABLE_NAME, SECURITY_TYPE, VIEW_DEFINITION FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'slurm_acct_db'
       ORDER BY TABLE_NAME;
     SELECT GRANTEE, PRIVILEGE_TYPE, TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLE_PRIVILEGES
-      WHERE GRANTEE LIKE '%petricore%' ORDER BY GRANTEE, TABLE_SCHEMA, TABLE_NAME, PRIVILEGE_TYPE;"
+      WHERE GRANTEE LIKE '%petricore%' ORDER BY GRANTEE, TABLE_SCHEMA, TABLE_NAME, PRIVILEGE_TYPE;
+    SELECT GRANTEE, PRIVILEGE_TYPE, TABLE_SCHEMA FROM information_schema.SCHEMA_PRIVILEGES
+      WHERE GRANTEE LIKE '%petricore%' ORDER BY GRANTEE, TABLE_SCHEMA, PRIVILEGE_TYPE;
+    SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME FROM information_schema.SCHEMATA ORDER BY SCHEMA_NAME;"
 }
+archive_privileges='SELECT, INSERT, UPDATE, DELETE, CREATE, INDEX, ALTER'
 # one_line_error NAME EXPECTED-STATUS EXPECTED-SUBSTRING: judges the last init_db/petricore run.
 one_line_error() {
   local name=$1 want_rc=$2 want=$3 rc=$4 lines
@@ -95,9 +105,13 @@ if [ $rc -eq 0 ] && grep -q "^created user 'petricore'@'127.0.0.1'" "$T/out" &&
   grep -qx 'created view slurm_acct_db.user_step_view' "$T/out" &&
   grep -qx "granted SELECT on slurm_acct_db.user_job_view to 'petricore'@'127.0.0.1'" "$T/out" &&
   grep -qx "granted SELECT on slurm_acct_db.user_step_view to 'petricore'@'127.0.0.1'" "$T/out" &&
+  grep -qx 'created database petricore (utf8mb4) for the job archive' "$T/out" &&
+  grep -qx "granted $archive_privileges on petricore.\\* to 'petricore'@'127.0.0.1'" "$T/out" &&
   grep -q "^verified as 'petricore'@'127.0.0.1'.*(10 jobs, 14 steps).*itest_job_table and itest_step_table are denied" \
+    "$T/out" &&
+  grep -qx "verified as 'petricore'@'127.0.0.1': the archive database petricore takes tables, indexes and rows" \
     "$T/out"; then
-  ok "first init-db creates the user, the two views and the grants, and verifies by logging in"
+  ok "first init-db creates the user, the two views, the archive database and the grants, and verifies by logging in"
 else
   not_ok "first init-db: exit $rc: $(cat "$T/out" "$T/err")"
 fi
@@ -105,19 +119,21 @@ snapshot >"$T/state1"
 init_db --web-host 127.0.0.1
 rc=$?
 snapshot >"$T/state2"
-if [ $rc -eq 0 ] && grep -q '^nothing to change: .*user_job_view and slurm_acct_db.user_step_view are already' "$T/out" &&
-  ! grep -qE '^(created|granted|replaced|set)' "$T/out" && cmp -s "$T/state1" "$T/state2"; then
+if [ $rc -eq 0 ] &&
+  grep -q '^nothing to change: .*user_job_view and slurm_acct_db.user_step_view and the archive database petricore are already' \
+    "$T/out" && ! grep -qE '^(created|granted|replaced|set)' "$T/out" && cmp -s "$T/state1" "$T/state2"; then
   ok "second init-db changes nothing and says so: $(head -n 1 "$T/out")"
 else
   not_ok "second init-db: exit $rc: $(cat "$T/out" "$T/err"); state diff: $(diff "$T/state1" "$T/state2" | head -5)"
 fi
 
 grants=$(mariadb_root -N -e "SHOW GRANTS FOR 'petricore'@'127.0.0.1'")
-if [ "$(echo "$grants" | wc -l)" -eq 3 ] &&
+if [ "$(echo "$grants" | wc -l)" -eq 4 ] &&
   echo "$grants" | grep -qx "GRANT USAGE ON \*\.\* TO \`petricore\`@\`127.0.0.1\` IDENTIFIED BY PASSWORD '\*[0-9A-F]\{40\}'" &&
   echo "$grants" | grep -qx 'GRANT SELECT ON `slurm_acct_db`.`user_job_view` TO `petricore`@`127.0.0.1`' &&
-  echo "$grants" | grep -qx 'GRANT SELECT ON `slurm_acct_db`.`user_step_view` TO `petricore`@`127.0.0.1`'; then
-  ok "SHOW GRANTS: exactly USAGE and SELECT on slurm_acct_db.user_job_view and user_step_view"
+  echo "$grants" | grep -qx 'GRANT SELECT ON `slurm_acct_db`.`user_step_view` TO `petricore`@`127.0.0.1`' &&
+  echo "$grants" | grep -qx "GRANT $archive_privileges ON \`petricore\`.\* TO \`petricore\`@\`127.0.0.1\`"; then
+  ok "SHOW GRANTS: exactly USAGE, SELECT on slurm_acct_db.user_job_view and user_step_view, the archive's on petricore.*"
 else
   not_ok "SHOW GRANTS: $grants"
 fi
@@ -150,17 +166,43 @@ for table in itest_job_table itest_assoc_table tres_table itest_step_table; do
   esac
 done
 
+# ---- the new user in the archive database: its tables and rows, no more ----
+charset=$(mariadb_root -N -e "SELECT DEFAULT_CHARACTER_SET_NAME FROM information_schema.SCHEMATA
+  WHERE SCHEMA_NAME = 'petricore'")
+check "the archive database petricore is utf8mb4: $charset" [ "$charset" = utf8mb4 ]
+out=$(as_petricore -D petricore -e "CREATE TABLE archived_probe (id BIGINT NOT NULL PRIMARY KEY, body TEXT);
+  CREATE INDEX archived_probe_body ON archived_probe (body(16));
+  ALTER TABLE archived_probe ADD COLUMN version INT NOT NULL DEFAULT 1;
+  INSERT INTO archived_probe (id, body) VALUES (4242, 'Zoë''s job');
+  UPDATE archived_probe SET version = 2 WHERE id = 4242;
+  SELECT id, body, version FROM archived_probe" 2>&1)
+check "petricore creates, indexes, alters, writes and reads a table in the archive database: $out" \
+  [ "$out" = "$(printf '4242\tZoë'"'"'s job\t2')" ]
+out=$(as_petricore -e 'DELETE FROM petricore.archived_probe WHERE id = 1' 2>&1)
+check "... deletes rows there: $out" [ -z "$out" ]
+out=$(as_petricore -e 'DROP TABLE petricore.archived_probe' 2>&1)
+check "... but may not drop a table (no DROP): $out" grep -q "ERROR 1142" <<<"$out"
+out=$(as_petricore -e 'CREATE TABLE slurm_acct_db.petricore_probe (id INT)' 2>&1)
+check "... creates nothing in slurm_acct_db: $out" grep -q "ERROR 1142" <<<"$out"
+out=$(as_petricore -e 'CREATE DATABASE petricore_other' 2>&1)
+check "... nor another database: $out" grep -q "ERROR 1044" <<<"$out"
+out=$(as_petricore -e 'SELECT COUNT(*) FROM slurm_acct_db.itest_job_table' 2>&1)
+check "... and still cannot read the job table: $out" grep -q "ERROR 1142" <<<"$out"
+
 # ---- out of date: a view of the previous version, a lost grant ----
 mariadb_root -e "CREATE OR REPLACE SQL SECURITY DEFINER VIEW slurm_acct_db.user_job_view AS
     SELECT id_job, id_user FROM slurm_acct_db.itest_job_table WHERE deleted = 0;
-  REVOKE SELECT ON slurm_acct_db.user_step_view FROM 'petricore'@'127.0.0.1'"
+  REVOKE SELECT ON slurm_acct_db.user_step_view FROM 'petricore'@'127.0.0.1';
+  REVOKE ALTER ON petricore.* FROM 'petricore'@'127.0.0.1'"
 init_db --web-host 127.0.0.1
 rc=$?
 if [ $rc -eq 0 ] && grep -qx 'replaced view slurm_acct_db.user_job_view' "$T/out" &&
   ! grep -q 'view slurm_acct_db.user_step_view' "$T/out" &&
   grep -qx "granted SELECT on slurm_acct_db.user_step_view to 'petricore'@'127.0.0.1'" "$T/out" &&
+  grep -qx "granted $archive_privileges on petricore.\\* to 'petricore'@'127.0.0.1'" "$T/out" &&
+  ! grep -q 'created database' "$T/out" &&
   ! grep -q 'granted SELECT on slurm_acct_db.user_job_view' "$T/out" && grep -q '^verified as' "$T/out"; then
-  ok "init-db replaces an out-of-date job view and restores the step view's grant, nothing else"
+  ok "init-db replaces an out-of-date job view and restores the step view's and the archive's grants, nothing else"
 else
   not_ok "init-db over an old view and a lost grant: exit $rc: $(cat "$T/out" "$T/err")"
 fi
@@ -169,8 +211,8 @@ check "... and leaves the state the first run made" cmp -s "$T/state1" "$T/state
 init_db --web-host 127.0.0.1
 check "... after which a further run says the views are current" grep -q '^nothing to change' "$T/out"
 out=$(as_petricore -e 'SHOW DATABASES' 2>&1)
-check "petricore sees only information_schema and slurm_acct_db: $(echo "$out" | tr '\n' ' ')" \
-  [ "$(echo "$out" | sort | tr '\n' ' ')" = "information_schema slurm_acct_db " ]
+check "petricore sees only information_schema, its archive petricore and slurm_acct_db: $(echo "$out" | tr '\n' ' ')" \
+  [ "$(echo "$out" | sort | tr '\n' ' ')" = "information_schema petricore slurm_acct_db " ]
 out=$(MYSQL_PWD=not-it mariadb --no-defaults -h127.0.0.1 -P"$MDB_PORT" -upetricore -e 'SELECT 1' 2>&1)
 check "a wrong password is refused" grep -q "ERROR 1045" <<<"$out"
 
@@ -255,15 +297,20 @@ if [ $rc -eq 0 ] && grep -q "^CREATE USER IF NOT EXISTS 'petricore'@'127.0.0.1' 
   grep -q '^CREATE OR REPLACE ALGORITHM = MERGE SQL SECURITY DEFINER VIEW `slurm_acct_db`.`user_job_view`' "$T/out" &&
   grep -q '^CREATE OR REPLACE ALGORITHM = MERGE SQL SECURITY DEFINER VIEW `slurm_acct_db`.`user_step_view` .* FROM `slurm_acct_db`.`itest_step_table` AS s WHERE s.`deleted` = 0;$' "$T/out" &&
   grep -q '^GRANT SELECT ON `slurm_acct_db`.`user_job_view`' "$T/out" &&
-  grep -q '^GRANT SELECT ON `slurm_acct_db`.`user_step_view`' "$T/out" && ! grep -qF "$password" "$T/out" &&
-  cmp -s "$T/before" "$T/after"; then
+  grep -q '^GRANT SELECT ON `slurm_acct_db`.`user_step_view`' "$T/out" &&
+  grep -qx 'CREATE DATABASE IF NOT EXISTS `petricore` CHARACTER SET utf8mb4;' "$T/out" &&
+  grep -qx "GRANT $archive_privileges ON \`petricore\`.\\* TO 'petricore'@'127.0.0.1';" "$T/out" &&
+  ! grep -qF "$password" "$T/out" && cmp -s "$T/before" "$T/after"; then
   ok "--dry-run prints the SQL with <redacted>, never the password, and changes nothing"
 else
   not_ok "--dry-run: exit $rc: $(cat "$T/out" "$T/err")"
 fi
 init_db --web-host 127.0.0.1 --dry-run --drop
-check "--dry-run --drop prints the three DROPs" \
-  [ "$(grep -c '^DROP VIEW IF EXISTS `slurm_acct_db`.`user_\(job\|step\)_view`;$' "$T/out")/$(grep -c '^DROP USER IF EXISTS' "$T/out")" = 2/1 ]
+check "--dry-run --drop prints the three DROPs and keeps the archive database" \
+  [ "$(grep -c '^DROP VIEW IF EXISTS `slurm_acct_db`.`user_\(job\|step\)_view`;$' "$T/out")/$(grep -c '^DROP USER IF EXISTS' "$T/out")/$(grep -c '^-- kept: the archive database `petricore`' "$T/out")/$(grep -c DATABASE "$T/out")" = 2/1/1/1 ]
+init_db --web-host 127.0.0.1 --dry-run --archive-database none
+check "--dry-run --archive-database none: no database, no grant beyond the views" \
+  [ "$(grep -c '^GRANT' "$T/out")/$(grep -c 'DATABASE\|petricore`' "$T/out")" = 2/0 ]
 
 "$PETRICORE" init-db --cluster itest --web-host 127.0.0.1 --password-file "$T/none" --db-socket "$MDB_SOCKET" \
   >"$T/out" 2>"$T/err"
@@ -290,6 +337,10 @@ one_line_error "unknown cluster" 2 "no table slurm_acct_db.nosuch_job_table" $?
 one_line_error "an injected cluster name" 2 "invalid --cluster" $?
 init_db --web-host "x'@'%"
 one_line_error "an injected web host" 2 "invalid --web-host" $?
+init_db --web-host 127.0.0.1 --archive-database slurm_acct_db
+one_line_error "the accounting database as the archive's" 2 "invalid --archive-database 'slurm_acct_db'" $?
+init_db --web-host 127.0.0.1 --archive-database mysql
+one_line_error "a server database as the archive's" 2 "a database of the server itself" $?
 "$PETRICORE" init-db --cluster itest --web-host 127.0.0.1 --password-file "$T/password" --db-socket "$T/no.sock" \
   >"$T/out" 2>"$T/err"
 one_line_error "DB not there" 1 "Can't connect" $?
@@ -311,15 +362,37 @@ init_db --web-host "$(hostname -s)"
 one_line_error "web host by name on a server that skips name resolution" 1 "use an IP address" $?
 init_db --web-host "$(hostname -s)" --drop
 
-# ---- a second web host, then --drop ----
-init_db --web-host localhost
+# ---- an archive database with '_' in its name: granted escaped ----
+mariadb_root -e "CREATE DATABASE pcxarchive"
+init_db --web-host 127.0.0.1 --user pcarchive --archive-database pc_archive
 rc=$?
+grants=$(mariadb_root -N --raw -e "SHOW GRANTS FOR 'pcarchive'@'127.0.0.1'")  # raw: '\' unescaped
+if [ $rc -eq 0 ] && grep -qx 'created database pc_archive (utf8mb4) for the job archive' "$T/out" &&
+  echo "$grants" | grep -qxF "GRANT $archive_privileges ON \`pc\\_archive\`.* TO \`pcarchive\`@\`127.0.0.1\`" &&
+  grep -q '^verified as .pcarchive.@.127.0.0.1.: the archive database pc_archive takes' "$T/out"; then
+  ok "--archive-database pc_archive: the grant names it escaped (pc\\_archive), verified by logging in"
+else
+  not_ok "--archive-database pc_archive: exit $rc: $(cat "$T/out" "$T/err"); grants: $grants"
+fi
+out=$(MYSQL_PWD=$password mariadb --no-defaults -h127.0.0.1 -P"$MDB_PORT" -upcarchive -N \
+  -e 'CREATE TABLE pcxarchive.t (id INT)' 2>&1)
+check "... which does not match pcxarchive: $out" grep -q "ERROR 1142" <<<"$out"
+init_db --web-host 127.0.0.1 --user pcarchive --archive-database pc_archive --drop
+check "... and --drop keeps pc_archive and says so" grep -qx 'kept database pc_archive and the job archive in it (DROP DATABASE `pc_archive` removes them)' "$T/out"
+mariadb_root -e "DROP DATABASE pcxarchive; DROP DATABASE pc_archive"
+
+# ---- a second web host without an archive database, then --drop ----
+init_db --web-host localhost --archive-database none
+rc=$?
+privileges=$(mariadb_root -N -e "SELECT COUNT(*) FROM information_schema.SCHEMA_PRIVILEGES
+  WHERE GRANTEE = \"'petricore'@'localhost'\"")
 if [ $rc -eq 0 ] && grep -q "^created user 'petricore'@'localhost'" "$T/out" && ! grep -q 'created view' "$T/out" &&
   [ "$(grep -c "^granted SELECT on .* to 'petricore'@'localhost'$" "$T/out")" = 2 ] &&
+  ! grep -q 'archive' "$T/out" && [ "$privileges" = 0 ] &&
   grep -q "^verified as 'petricore'@'localhost' over mariadb at $MDB_SOCKET" "$T/out"; then
-  ok "a second web host (localhost) gets its account and is verified over the socket"
+  ok "a second web host (localhost) with --archive-database none gets its account, the views alone, verified over the socket"
 else
-  not_ok "init-db --web-host localhost: exit $rc: $(cat "$T/out" "$T/err")"
+  not_ok "init-db --web-host localhost --archive-database none: exit $rc, $privileges schema privileges: $(cat "$T/out" "$T/err")"
 fi
 init_db --web-host localhost --drop
 rc=$?
@@ -334,13 +407,21 @@ fi
 init_db --web-host 127.0.0.1 --drop
 rc=$?
 left=$(mariadb_root -N -e "SELECT COUNT(*) FROM mysql.user WHERE User = 'petricore';
-  SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'slurm_acct_db'" | tr '\n' ' ')
+  SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'slurm_acct_db';
+  SELECT COUNT(*) FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE LIKE \"'petricore'@%\"" | tr '\n' ' ')
 if [ $rc -eq 0 ] && grep -qx 'dropped view slurm_acct_db.user_job_view' "$T/out" &&
   grep -qx 'dropped view slurm_acct_db.user_step_view' "$T/out" && grep -q '^dropped user' "$T/out" &&
-  [ "$left" = "0 0 " ]; then
-  ok "--drop removes the user and the two views"
+  [ "$left" = "0 0 0 " ]; then
+  ok "--drop removes the user with its grants, and the two views"
 else
-  not_ok "--drop: exit $rc, users and views left: $left; $(cat "$T/out" "$T/err")"
+  not_ok "--drop: exit $rc, users, views and archive grants left: $left; $(cat "$T/out" "$T/err")"
+fi
+kept=$(mariadb_root -N -e "SELECT body FROM petricore.archived_probe" 2>&1)
+if grep -qx 'kept database petricore and the job archive in it (DROP DATABASE `petricore` removes them)' "$T/out" &&
+  [ "$kept" = "Zoë's job" ]; then
+  ok "--drop keeps the archive database and its data, and says so"
+else
+  not_ok "--drop and the archive database: $kept; $(cat "$T/out")"
 fi
 init_db --web-host 127.0.0.1 --drop
 check "a second --drop has nothing to drop" grep -q '^nothing to drop' "$T/out"

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace petricore::initdb;
@@ -86,6 +87,43 @@ TEST_CASE("validate names the first bad option in one line", "[initdb]") {
   CHECK_FALSE(validate(view));
   view.view = std::string(56, 'v') + "job_view";  // 64: its step view's name would be 65
   CHECK(validate(view));
+}
+
+TEST_CASE("the archive database: a plain name of its own, or none", "[initdb]") {
+  SqlNames n = names_for("realstack", "h");
+  CHECK(n.archive_database == "petricore");
+  for (const char* good : {"petricore", "pc_archive", "Archive2", ""}) {  // "": none
+    n.archive_database = good;
+    CHECK_FALSE(validate(n));
+  }
+  n.archive_database = "pc-archive";
+  REQUIRE(validate(n));
+  CHECK(*validate(n) == "invalid --archive-database 'pc-archive': expected 1-64 of A-Z a-z 0-9 _, or none");
+  n.archive_database = "x`; DROP DATABASE slurm_acct_db; --";
+  CHECK(validate(n));
+  for (const char* taken : {"slurm_acct_db", "SLURM_ACCT_DB"}) {
+    n.archive_database = taken;
+    REQUIRE(validate(n));
+    CHECK(contains(*validate(n), "not Slurm's accounting database"));
+  }
+  for (const char* system : {"mysql", "information_schema", "Performance_Schema", "sys"}) {
+    n.archive_database = system;
+    REQUIRE(validate(n));
+    CHECK(contains(*validate(n), "a database of the server itself"));
+  }
+}
+
+TEST_CASE("the archive database's statements: utf8mb4, the archive's privileges, '_' escaped", "[initdb]") {
+  SqlNames n = names_for("realstack", "web1");
+  CHECK(archive_privileges() ==
+        std::vector<std::string>{"SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "INDEX", "ALTER"});
+  CHECK(create_archive_database_sql(n) == "CREATE DATABASE IF NOT EXISTS `petricore` CHARACTER SET utf8mb4");
+  CHECK(archive_grant_sql(n) ==
+        "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, INDEX, ALTER ON `petricore`.* TO 'petricore'@'web1'");
+  n.archive_database = "pc_archive";
+  CHECK(create_archive_database_sql(n) == "CREATE DATABASE IF NOT EXISTS `pc_archive` CHARACTER SET utf8mb4");
+  CHECK(archive_grant_sql(n) ==
+        "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, INDEX, ALTER ON `pc\\_archive`.* TO 'petricore'@'web1'");
 }
 
 TEST_CASE("the step view's name follows the job view's", "[initdb]") {
@@ -164,19 +202,28 @@ TEST_CASE("a password hash is checked before it goes into a statement", "[initdb
 TEST_CASE("dry run: the statements in order, the password as <redacted>", "[initdb]") {
   SqlNames n = names_for("realstack", "127.0.0.1");
   auto create = dry_run_script(n, false);
-  REQUIRE(create.size() == 5);
+  REQUIRE(create.size() == 7);
   CHECK(create[0] == "CREATE USER IF NOT EXISTS 'petricore'@'127.0.0.1' IDENTIFIED BY '<redacted>';");
   CHECK(create[1] == create_view_sql(n, View::Job) + ";");
   CHECK(create[2] == create_view_sql(n, View::Step) + ";");
   CHECK(create[3] == grant_sql(n, View::Job) + ";");
   CHECK(create[4] == grant_sql(n, View::Step) + ";");
+  CHECK(create[5] == "CREATE DATABASE IF NOT EXISTS `petricore` CHARACTER SET utf8mb4;");
+  CHECK(create[6] == archive_grant_sql(n) + ";");
   auto drop = dry_run_script(n, true);
   CHECK(drop == std::vector<std::string>{drop_view_sql(n, View::Job) + ";", drop_view_sql(n, View::Step) + ";",
-                                         drop_user_sql(n) + ";"});
+                                         drop_user_sql(n) + ";",
+                                         "-- kept: the archive database `petricore` and its data (DROP DATABASE "
+                                         "removes them)"});
+  // --archive-database none: the views alone.
+  n.archive_database.clear();
+  CHECK(dry_run_script(n, false) == std::vector<std::string>(create.begin(), create.begin() + 5));
+  CHECK(dry_run_script(n, true) == std::vector<std::string>(drop.begin(), drop.begin() + 3));
 }
 
 TEST_CASE("SHOW GRANTS: exactly USAGE plus SELECT on the two views", "[initdb]") {
   SqlNames n = names_for("itest", "127.0.0.1");
+  n.archive_database.clear();  // the archive's grant: the next test
   const std::string usage =
       "GRANT USAGE ON *.* TO `petricore`@`127.0.0.1` IDENTIFIED BY PASSWORD "
       "'*B69027D44F6E5EDC07F1AEAD1477967B16F28227'";
@@ -230,6 +277,68 @@ TEST_CASE("SHOW GRANTS: exactly USAGE plus SELECT on the two views", "[initdb]")
   CHECK_FALSE(check_grants(n, {usage, "GRANT SELECT ON `slurm_acct_db`.`pc_job_view` TO `petricore`@`127.0.0.1`",
                                "GRANT SELECT ON `slurm_acct_db`.`pc_step_view` TO `petricore`@`127.0.0.1`"}));
   CHECK(check_grants(n, {usage, "GRANT SELECT ON `slurm_acct_db`.`pc_job_view` TO `petricore`@`127.0.0.1`", steps}));
+}
+
+TEST_CASE("SHOW GRANTS: the archive's privileges on its database, no more, no less", "[initdb]") {
+  SqlNames n = names_for("itest", "127.0.0.1");
+  const std::string usage = "GRANT USAGE ON *.* TO `petricore`@`127.0.0.1`";
+  const std::string select = "GRANT SELECT ON `slurm_acct_db`.`user_job_view` TO `petricore`@`127.0.0.1`";
+  const std::string steps = "GRANT SELECT ON `slurm_acct_db`.`user_step_view` TO `petricore`@`127.0.0.1`";
+  // As MariaDB 10.11 shows it.
+  const std::string archive =
+      "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, INDEX, ALTER ON `petricore`.* TO `petricore`@`127.0.0.1`";
+  CHECK_FALSE(check_grants(n, {usage, select, steps, archive}));
+  CHECK_FALSE(check_grants(n, {archive, usage, steps, select}));
+  CHECK(has_archive_grant(n, {usage, archive}));
+  CHECK_FALSE(has_archive_grant(n, {usage, select, steps}));
+  CHECK(has_archive_grant(n, {"GRANT ALL PRIVILEGES ON `petricore`.* TO `petricore`@`127.0.0.1`"}));
+  // In another order, as an older server may list them.
+  CHECK_FALSE(check_grants(
+      n, {usage, select, steps,
+          "GRANT CREATE, ALTER, INDEX, SELECT, INSERT, UPDATE, DELETE ON `petricore`.* TO 'petricore'@'127.0.0.1'"}));
+
+  auto lacking = check_grants(n, {usage, select, steps});
+  REQUIRE(lacking);
+  CHECK(*lacking ==
+        "'petricore'@'127.0.0.1' lacks SELECT, INSERT, UPDATE, DELETE, CREATE, INDEX, ALTER on petricore.*");
+  const std::string partial = "GRANT SELECT, INSERT ON `petricore`.* TO `petricore`@`127.0.0.1`";
+  CHECK_FALSE(has_archive_grant(n, {partial}));
+  CHECK(check_grants(n, {usage, select, steps, partial}));
+  auto drop = check_grants(n, {usage, select, steps,
+                               "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, INDEX, ALTER ON `petricore`.* TO "
+                               "`petricore`@`127.0.0.1`"});
+  REQUIRE(drop);
+  CHECK(contains(*drop,
+                 "holds more than SELECT on slurm_acct_db.user_job_view and slurm_acct_db.user_step_view and "
+                 "SELECT, INSERT, UPDATE, DELETE, CREATE, INDEX, ALTER on petricore.*: GRANT SELECT, INSERT, "
+                 "UPDATE, DELETE, CREATE, DROP,"));
+  CHECK(check_grants(n, {usage, select, steps, archive + " WITH GRANT OPTION"}));
+  CHECK(check_grants(
+      n, {usage, select, steps, archive, "GRANT SELECT, INSERT ON `slurm_acct_db`.* TO `petricore`@`127.0.0.1`"}));
+  // The archive's privileges on the accounting database are not the archive's.
+  CHECK(check_grants(
+      n,
+      {usage, select, steps, archive,
+       "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, INDEX, ALTER ON `slurm_acct_db`.* TO `petricore`@`127.0.0.1`"}));
+  // A '_' in its name is escaped in the grant; unescaped it is a pattern.
+  n.archive_database = "pc_archive";
+  CHECK_FALSE(check_grants(
+      n,
+      {usage, select, steps,
+       "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, INDEX, ALTER ON `pc\\_archive`.* TO `petricore`@`127.0.0.1`"}));
+  CHECK(check_grants(
+      n, {usage, select, steps,
+          "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, INDEX, ALTER ON `pc_archive`.* TO `petricore`@`127.0.0.1`"}));
+  // No archive database: a grant on one is more than the views.
+  n.archive_database.clear();
+  CHECK_FALSE(check_grants(n, {usage, select, steps}));
+  CHECK_FALSE(has_archive_grant(n, {usage, archive}));
+  auto none = check_grants(n, {usage, select, steps, archive});
+  REQUIRE(none);
+  CHECK(*none ==
+        "'petricore'@'127.0.0.1' holds more than SELECT on slurm_acct_db.user_job_view and "
+        "slurm_acct_db.user_step_view: " +
+            archive);
 }
 
 TEST_CASE("an existing view is current only with our columns, table and security", "[initdb]") {
@@ -442,6 +551,55 @@ TEST_CASE("DB source lists a user's jobs newest first", "[.][mariadb]") {
   auto bad = source->jobs_of_user("x' OR '1'='1", 10);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().kind == Error::Kind::BadInput);
+}
+
+TEST_CASE("DB source lists the jobs ended in a window, by end then id, each as job() gives it", "[.][mariadb]") {
+  auto source = db_source(env("PETRICORE_TEST_DB_PASSWORD_FILE"));
+  if (!source) return;
+  auto ids_of = [](const std::vector<petricore::model::JobRecord>& jobs) {
+    std::vector<std::string> ids;
+    for (const auto& j : jobs) ids.push_back(j.job_id);
+    return ids;
+  };
+  // Every final state; not 102 (running), 304 (pending) or 103 (deleted).
+  // 230+0 and 230+1 (raw 230, 231) ended in the same second.
+  auto all = source->jobs_ended(0, 1900000000, 100);
+  REQUIRE(all.ok());
+  CHECK(ids_of(*all) == std::vector<std::string>{"101", "201", "210_3", "230+0", "230+1", "301", "302", "202"});
+  std::vector<std::string> states;
+  for (const auto& j : *all) {
+    states.push_back(j.state);
+    // Whole records: the step figures too, as job() gives them.
+    auto alone = source->job(*parse_job_id(j.job_id));
+    REQUIRE(alone.ok());
+    petricore::test::check_same_record(j, *alone);
+    CHECK(j.user == alone->user);
+    CHECK(j.account == alone->account);
+    CHECK(j.partition == alone->partition);
+    CHECK(j.alloc_gpus == alone->alloc_gpus);
+  }
+  CHECK(states == std::vector<std::string>{"COMPLETED", "OUT_OF_MEMORY", "COMPLETED", "COMPLETED", "COMPLETED",
+                                           "CANCELLED", "TIMEOUT", "COMPLETED"});
+  CHECK((*all)[2].raw_id == "213");
+  CHECK((*all)[7].total_cpu_seconds == Approx(3532.751));  // 202, from its steps
+  CHECK((*all)[7].alloc_gpus == 2);
+  // Half-open on the end: 230's end is in, 202's (1795982700) is out.
+  auto window = source->jobs_ended(1795980101, 1795982700, 100);
+  REQUIRE(window.ok());
+  CHECK(ids_of(*window) == std::vector<std::string>{"230+0", "230+1", "301", "302"});
+  auto first = source->jobs_ended(0, 1900000000, 3);
+  REQUIRE(first.ok());
+  CHECK(ids_of(*first) == std::vector<std::string>{"101", "201", "210_3"});
+  for (auto [since, until] : {std::pair<std::int64_t, std::int64_t>{1795982701, 1900000000},
+                              {1795982700, 1795982700},
+                              {1795990000, 1795980000}}) {
+    auto none = source->jobs_ended(since, until, 100);
+    REQUIRE(none.ok());
+    CHECK(none->empty());
+  }
+  auto zero = source->jobs_ended(0, 1900000000, 0);
+  REQUIRE(zero.ok());
+  CHECK(zero->empty());
 }
 
 TEST_CASE("DB source serves several threads at once", "[.][mariadb]") {

@@ -63,6 +63,9 @@ class CountingAccounting final : public petricore::sources::AccountingSource {
     ++user_calls;
     return std::vector<JobRecord>{record_};
   }
+  Result<std::vector<JobRecord>> jobs_ended(std::int64_t, std::int64_t, std::size_t) override {
+    return std::vector<JobRecord>{};
+  }
   bool lists_whole_records() const override { return true; }
   std::string name() const override { return "fake"; }
 

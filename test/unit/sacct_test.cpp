@@ -1,8 +1,10 @@
 // sacct: the parser on real Slurm 22.05 output and hand-made cases
 // (test/fixtures/sacct/README.md), running a command without a shell, and the
-// sacct accounting source against stand-in sacct scripts.
+// sacct accounting source against stand-in sacct scripts; the jobs_info
+// source's listing of ended jobs (its pure parts).
 #include "sources/sacct.hpp"
 #include "sources/accounting_factory.hpp"
+#include "sources/prometheus_accounting.hpp"
 #include "sources/prometheus_client.hpp"
 #include "test_fixtures.hpp"
 #include "utc_zone.hpp"
@@ -18,7 +20,9 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 namespace fs = std::filesystem;
 using petricore::Error;
@@ -531,4 +535,280 @@ TEST_CASE("the old per-node and per-CPU ReqMem suffixes tell the request's form"
   for (const auto& r : records)
     if (r.mem_per_cpu && !*r.mem_per_cpu) saw_per_node = true;  // "4000Mn"
   CHECK(saw_per_node);
+}
+
+// ---- jobs_ended ------------------------------------------------------------
+
+namespace {
+
+// TZ=`zone` while a test needs it (without the zone's file the C library
+// falls back to UTC, and the checks that hold for every zone still hold).
+class ScopedZone {
+ public:
+  explicit ScopedZone(const char* zone) {
+    if (const char* tz = std::getenv("TZ")) saved_ = tz;
+    ::setenv("TZ", zone, 1);
+    ::tzset();
+  }
+  ~ScopedZone() {
+    if (saved_)
+      ::setenv("TZ", saved_->c_str(), 1);
+    else
+      ::unsetenv("TZ");
+    ::tzset();
+  }
+
+ private:
+  std::optional<std::string> saved_;
+};
+
+std::vector<std::string> ids_of(const std::vector<JobRecord>& jobs) {
+  std::vector<std::string> ids;
+  for (const auto& j : jobs) ids.push_back(j.job_id);
+  return ids;
+}
+
+// The --starttime and --endtime of each run of a stand-in sacct that
+// appends its arguments to `calls` (one line per run).
+std::vector<std::pair<std::string, std::string>> windows_asked(const fs::path& calls) {
+  std::vector<std::pair<std::string, std::string>> windows;
+  std::ifstream in(calls);
+  for (std::string line; std::getline(in, line);) {
+    auto value = [&](const std::string& option) {
+      std::size_t at = line.find(" " + option + "=");
+      if (at == std::string::npos) return std::string();
+      at += option.size() + 2;
+      return line.substr(at, line.find(' ', at) - at);
+    };
+    windows.emplace_back(value("--starttime"), value("--endtime"));
+  }
+  return windows;
+}
+
+// A stand-in sacct that logs its arguments, one line a run, and prints the
+// fixture `name` (after `before`, shell lines run first).
+std::string logging_sacct(const std::string& name, const std::string& before = "") {
+  return "echo \"$*\" >>\"$(dirname \"$0\")/calls\"\n" + before + "cat '" +
+         (petricore::test::fixtures_dir() / "sacct" / name).string() + "'";
+}
+
+}  // namespace
+
+TEST_CASE("sacct command line for ended jobs: every user, the final states, the window in local time", "[sacct]") {
+  petricore::test::UtcZone utc;
+  auto args = sacct_ended_args("/usr/bin/sacct", 1795975755, 1795979355);
+  REQUIRE(args.size() == 8);  // steps included: no --allocations
+  CHECK(args[0] == "/usr/bin/sacct");
+  CHECK(args[3].rfind("--format=JobID,JobIDRaw,", 0) == 0);
+  CHECK(args[4] == "--allusers");
+  CHECK(args[5] == "--state=BOOT_FAIL,CANCELLED,COMPLETED,DEADLINE,FAILED,NODE_FAIL,OUT_OF_MEMORY,PREEMPTED,TIMEOUT");
+  CHECK(args[6] == "--starttime=2026-11-29T18:09:15");
+  CHECK(args[7] == "--endtime=2026-11-29T19:09:15");
+  CHECK(sacct_final_states().size() == 9);
+}
+
+TEST_CASE("sacct time bounds: the hour that repeats in autumn widens the window by an hour", "[sacct]") {
+  ScopedZone berlin("Europe/Berlin");
+  // 2026-10-25: 02:30 local is 00:30 UTC (summer time) and 01:30 UTC.
+  for (std::int64_t t : {std::int64_t{1792888200}, std::int64_t{1792891800}}) {
+    CAPTURE(t);
+    auto lower = parse_sacct_time(sacct_time_bound(t, true));
+    auto upper = parse_sacct_time(sacct_time_bound(t, false));
+    REQUIRE(lower);
+    REQUIRE(upper);
+    CHECK(*lower <= t);
+    CHECK(*upper >= t);
+    CHECK(t - *lower <= 3600);
+    CHECK(*upper - t <= 3600);
+  }
+  // Elsewhere the bound is the time itself.
+  CHECK(parse_sacct_time(sacct_time_bound(1795975755, true)) == 1795975755);
+  CHECK(parse_sacct_time(sacct_time_bound(1795975755, false)) == 1795975755);
+  petricore::test::UtcZone utc;
+  CHECK(sacct_time_bound(1792888200, true) == "2026-10-25T00:30:00");
+}
+
+TEST_CASE("ended jobs: final states only, the window half-open, by end then raw id", "[sacct]") {
+  // Real: 1, array 2 (tasks raw 6, 7, 2), het 3 (raw 3, 4) cancelled at
+  // the same second, 5 still running.
+  auto records = parse_fixture("real-user-allocations.txt");
+  CHECK(ids_of(select_ended(records, 1795989442, 1795989473)) == std::vector<std::string>{"2_1", "2_2", "1", "2_3"});
+  CHECK(ids_of(select_ended(records, 1795989443, 1795989474)) ==
+        std::vector<std::string>{"2_2", "1", "2_3", "3+0", "3+1"});
+  CHECK(select_ended(records, 1795989474, 1895989474).empty());  // 5 is running
+  CHECK(select_ended(records, 1795989445, 1795989445).empty());
+  // CANCELLED by <uid> and TIMEOUT are final; PENDING is not.
+  CHECK(ids_of(select_ended(parse_fixture("user-allocations.txt"), 0, 1900000000)) ==
+        std::vector<std::string>{"301", "302", "5001"});
+}
+
+TEST_CASE("sacct source: jobs ended in a window, each the record job() gives", "[sacct]") {
+  FakeSacct sacct(logging_sacct("real-user-listing.txt"));
+  auto source = make_sacct_accounting(sacct.path(), 10);
+  petricore::test::UtcZone utc;
+  auto jobs = source->jobs_ended(1796175760, 1796175762, 10);
+  REQUIRE(jobs.ok());
+  CHECK(ids_of(*jobs) == std::vector<std::string>{"2285000", "2285001"});  // 2285002 ends at 1796175762
+  auto asked = windows_asked(sacct.dir() / "calls");
+  REQUIRE(asked.size() == 1);
+  CHECK(asked[0].first == "2026-12-02T01:42:40");
+  CHECK(asked[0].second == "2026-12-02T01:42:42");
+  std::ifstream calls(sacct.dir() / "calls");
+  std::string line;
+  std::getline(calls, line);
+  CHECK(line.find(" --allusers --state=BOOT_FAIL,") != std::string::npos);
+  CHECK(line.find("--allocations") == std::string::npos);
+  // Steps folded in as job() folds them.
+  FakeSacct one_job("cat '" + (petricore::test::fixtures_dir() / "sacct" / "real-user-listing-jobs.txt").string() +
+                    "'");
+  auto alone = make_sacct_accounting(one_job.path(), 10);
+  for (const auto& listed : *jobs) {
+    auto job = alone->job(*parse_job_id(listed.job_id));
+    REQUIRE(job.ok());
+    petricore::test::check_same_record(listed, *job);
+  }
+  REQUIRE((*jobs)[0].total_cpu_seconds);
+  CHECK(*(*jobs)[0].total_cpu_seconds == Approx(1.476));
+  CHECK((*jobs)[0].tasks == 2);
+  auto one = source->jobs_ended(1796175760, 1796175763, 1);
+  REQUIRE(one.ok());
+  CHECK(ids_of(*one) == std::vector<std::string>{"2285000"});
+  auto none = source->jobs_ended(1796175763, 1796175763, 10);
+  REQUIRE(none.ok());
+  CHECK(none->empty());
+  CHECK(windows_asked(sacct.dir() / "calls").size() == 2);  // an empty window asks nothing
+}
+
+TEST_CASE("sacct source: real jobs ended in a window, by end then raw id, each as job() gives it", "[sacct]") {
+  // Real Slurm 22.05 (record_jobs_ended.sh): the window [1796323840,
+  // 1796323854) as sacct_ended_args asks for it. `early` ended before it,
+  // `late` ran through it and ended after: sacct's --state with -S/-E left
+  // both out. Three jobs ended in the same second; array task 1812004_1 got
+  // raw id 1812006, task _2 kept the array's.
+  const auto dir = petricore::test::fixtures_dir() / "sacct";
+  const std::vector<std::string> in_window{"1812002", "1812003", "1812005", "1812004_1", "1812004_2"};
+  FakeSacct ended(logging_sacct("real-ended.txt"));
+  auto jobs = make_sacct_accounting(ended.path(), 10)->jobs_ended(1796323840, 1796323854, 100);
+  REQUIRE(jobs.ok());
+  CHECK(ids_of(*jobs) == in_window);
+  // Each listed record is the one job() gives (steps folded in).
+  FakeSacct one_job("cat '" + (dir / "real-ended-jobs.txt").string() + "'");
+  auto alone = make_sacct_accounting(one_job.path(), 10);
+  for (const auto& listed : *jobs) {
+    auto job = alone->job(*parse_job_id(listed.job_id));
+    REQUIRE(job.ok());
+    petricore::test::check_same_record(listed, *job);
+  }
+  CHECK((*jobs)[1].state == "FAILED");
+  CHECK((*jobs)[2].state == "CANCELLED");
+  CHECK((*jobs)[3].raw_id == "1812006");
+  REQUIRE((*jobs)[0].total_cpu_seconds);
+  CHECK(*(*jobs)[0].total_cpu_seconds == Approx(0.231));
+  CHECK((*jobs)[0].tasks == 1);
+  // Should sacct print more than the window (all seven jobs), the window
+  // is still exact, and half-open.
+  auto every = alone->jobs_ended(1796323840, 1796323854, 100);
+  REQUIRE(every.ok());
+  CHECK(ids_of(*every) == in_window);
+  auto at_845 = alone->jobs_ended(1796323845, 1796323848, 100);
+  REQUIRE(at_845.ok());
+  CHECK(ids_of(*at_845) == std::vector<std::string>{"1812002", "1812003", "1812005", "1812004_1"});
+  auto before_845 = alone->jobs_ended(1796323836, 1796323845, 100);
+  REQUIRE(before_845.ok());
+  CHECK(ids_of(*before_845) == std::vector<std::string>{"1812000"});
+  auto all = alone->jobs_ended(1796323800, 1796323902, 100);
+  REQUIRE(all.ok());
+  CHECK(all->size() == 7);
+  CHECK(all->back().job_id == "1812001");
+}
+
+TEST_CASE("sacct source: a long window is asked piece by piece until the limit", "[sacct]") {
+  petricore::test::UtcZone utc;
+  // Every end of the fixture lies in 1795989442 .. 1795989473.
+  const std::int64_t since = 1795989442 - 3600, until = 1795989442 + 3600;
+  {
+    FakeSacct sacct(logging_sacct("real-user-allocations.txt"));
+    auto jobs = make_sacct_accounting(sacct.path(), 10)->jobs_ended(since, until, 100);
+    REQUIRE(jobs.ok());
+    CHECK(ids_of(*jobs) == std::vector<std::string>{"2_1", "2_2", "1", "2_3", "3+0", "3+1"});
+    // 15 minutes, doubled while a piece finds few: 30 min, 1 h, then the rest.
+    using Window = std::pair<std::string, std::string>;
+    CHECK(windows_asked(sacct.dir() / "calls") == std::vector<Window>{{"2026-11-29T20:57:22", "2026-11-29T21:12:22"},
+                                                                      {"2026-11-29T21:12:22", "2026-11-29T21:42:22"},
+                                                                      {"2026-11-29T21:42:22", "2026-11-29T22:42:22"},
+                                                                      {"2026-11-29T22:42:22", "2026-11-29T22:57:22"}});
+  }
+  {
+    FakeSacct sacct(logging_sacct("real-user-allocations.txt"));
+    auto jobs = make_sacct_accounting(sacct.path(), 10)->jobs_ended(since, until, 3);
+    REQUIRE(jobs.ok());
+    CHECK(ids_of(*jobs) == std::vector<std::string>{"2_1", "2_2", "1"});
+    CHECK(windows_asked(sacct.dir() / "calls").size() == 3);  // none after the piece that filled the limit
+  }
+}
+
+TEST_CASE("sacct source: a piece whose output overflows is asked again in halves", "[sacct]") {
+  petricore::test::UtcZone utc;
+  const std::string flood = "head -c 67108865 /dev/zero\nexit 0\n";
+  FakeSacct once(logging_sacct(
+      "real-user-allocations.txt",
+      "if [ ! -e \"$(dirname \"$0\")/flooded\" ]; then touch \"$(dirname \"$0\")/flooded\"; " + flood + "fi\n"));
+  auto jobs = make_sacct_accounting(once.path(), 10)->jobs_ended(1795989442, 1795989562, 10);
+  REQUIRE(jobs.ok());
+  CHECK(ids_of(*jobs) == std::vector<std::string>{"2_1", "2_2", "1", "2_3", "3+0", "3+1"});
+  using Window = std::pair<std::string, std::string>;
+  CHECK(windows_asked(once.dir() / "calls") == std::vector<Window>{{"2026-11-29T21:57:22", "2026-11-29T21:59:22"},
+                                                                   {"2026-11-29T21:57:22", "2026-11-29T21:58:22"},
+                                                                   {"2026-11-29T21:58:22", "2026-11-29T21:59:22"}});
+  // A minute that still overflows is an error naming sacct.
+  FakeSacct always(logging_sacct("real-user-allocations.txt", flood));
+  auto failed = make_sacct_accounting(always.path(), 10)->jobs_ended(1795989442, 1795989562, 10);
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.error().kind == Error::Kind::Unavailable);
+  CHECK(failed.error().message == always.path() + ": wrote more than 64 MiB (killed)");
+  CHECK(windows_asked(always.dir() / "calls").size() == 2);
+}
+
+TEST_CASE("sacct source: ended jobs when sacct fails are Unavailable", "[sacct]") {
+  FakeSacct down("echo 'sacct: error: Problem talking to the database: Connection refused' >&2\nexit 1");
+  auto jobs = make_sacct_accounting(down.path(), 10)->jobs_ended(1795989442, 1795989562, 10);
+  REQUIRE_FALSE(jobs.ok());
+  CHECK(jobs.error().kind == Error::Kind::Unavailable);
+  CHECK(jobs.error().message.find("Connection refused") != std::string::npos);
+}
+
+// ---- the jobs_info source's jobs_ended: its two pure parts -----------------
+
+TEST_CASE("jobs_info: the query whose points mark where a job's series stopped", "[sacct]") {
+  CHECK(ended_jobs_query(300) ==
+        "count by (slurm_job, user, uid, account) (max by (slurm_job, user, uid, account, instance) "
+        "(count_over_time(jobs_info[300s] offset 300s))) unless on (slurm_job) count_over_time(jobs_info[300s])");
+}
+
+TEST_CASE("jobs_info: a job's end is the window before its latest point, ends in [from, to)", "[sacct]") {
+  using petricore::model::Series;
+  auto series = [](const std::string& job, const std::string& user, std::vector<double> times, double nodes) {
+    Series s;
+    s.labels = {{"slurm_job", job}, {"user", user}, {"uid", "1001"}, {"account", "research"}};
+    for (double t : times) s.samples.push_back({t + 0.001, nodes});  // the grid's 1 ms shift
+    return s;
+  };
+  // 42 paused (the point at 1800) and ended (2400); 7 and 43 ended at the
+  // same time; 9 ends before the window, 10 at its end (excluded).
+  std::vector<Series> found{series("42", "alice", {1800, 2400}, 2), series("43", "bob", {1500}, 1),
+                            series("7", "carol", {1500}, 1),        series("9", "dave", {900}, 1),
+                            series("10", "erin", {2700}, 1),        series("", "nobody", {1500}, 1)};
+  auto jobs = jobs_from_ends(found, 300, 1200, 2400);
+  REQUIRE(ids_of(jobs) == std::vector<std::string>{"7", "43", "42"});
+  CHECK(jobs[0].end == 1200);
+  CHECK(jobs[2].end == 2100);  // the latest point in the window
+  CHECK(jobs[2].raw_id == "42");
+  CHECK(jobs[2].user == "alice");
+  CHECK(jobs[2].uid == 1001u);
+  CHECK(jobs[2].account == "research");
+  CHECK(jobs[2].alloc_nodes == 2);
+  CHECK(jobs[2].state == "COMPLETED");
+  CHECK_FALSE(jobs[2].start);
+  CHECK(ids_of(jobs_from_ends(found, 300, 600, 1200)) == std::vector<std::string>{"9"});
+  CHECK(jobs_from_ends(found, 300, 2500, 2700).empty());
 }
