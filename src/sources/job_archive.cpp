@@ -1,6 +1,7 @@
 #include "sources/job_archive.hpp"
 
 #include "core/deflate.hpp"
+#include "sources/archive_schema.hpp"
 
 #include <charconv>
 #include <cstdlib>
@@ -49,27 +50,6 @@ std::string text(const std::optional<std::string>& value) {
   return value.value_or(std::string());
 }
 
-// "rule:severity,rule:severity"; rules and severities are identifiers.
-std::string findings_text(const std::vector<std::pair<std::string, std::string>>& findings) {
-  std::string out;
-  for (const auto& [rule, severity] : findings) out += (out.empty() ? "" : ",") + rule + ":" + severity;
-  return out;
-}
-
-std::vector<std::pair<std::string, std::string>> parse_findings(const std::string& text) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t comma = text.find(',', at);
-    std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    std::size_t colon = item.find(':');
-    if (colon != std::string::npos) out.emplace_back(item.substr(0, colon), item.substr(colon + 1));
-    if (comma == std::string::npos) break;
-    at = comma + 1;
-  }
-  return out;
-}
-
 model::ArchivedJob from_row(const SqlRow& row) {
   model::ArchivedJob a;
   model::JobRecord& j = a.job;
@@ -107,13 +87,39 @@ model::ArchivedJob from_row(const SqlRow& row) {
 
 JobArchive::JobArchive(SqlDatabase& db, std::string cluster) : db_(db), cluster_(std::move(cluster)) {}
 
+Result<std::int64_t> JobArchive::finding_mask(const model::ArchivedJob& a) {
+  std::int64_t mask = 0;
+  for (const auto& finding : a.findings) {
+    auto known = finding_bits_.find(finding.first);
+    if (known == finding_bits_.end()) {
+      auto bit = finding_bit(db_, finding.first);
+      if (!bit) return bit.error();
+      if (!*bit) continue;
+      known = finding_bits_.emplace(finding.first, **bit).first;
+    }
+    mask |= std::int64_t{1} << known->second;
+  }
+  return mask;
+}
+
 Result<int> JobArchive::store(const model::ArchivedJob& a) {
+  return store_version(a, false);
+}
+
+Result<int> JobArchive::store_first(const model::ArchivedJob& a) {
+  return store_version(a, true);
+}
+
+Result<int> JobArchive::store_version(const model::ArchivedJob& a, bool first_only) {
   const model::JobRecord& j = a.job;
   std::int64_t job_id = 0;
   auto r = std::from_chars(j.raw_id.data(), j.raw_id.data() + j.raw_id.size(), job_id);
   if (j.raw_id.empty() || r.ec != std::errc{} || r.ptr != j.raw_id.data() + j.raw_id.size())
     return bad_input("job " + j.job_id + ": no numeric job id to archive it under");
   if (!j.end) return bad_input("job " + j.job_id + " has not ended: only finished jobs are archived");
+  auto mask = finding_mask(a);
+  if (!mask) return mask.error();
+  const JobFigures figures = job_figures(a);
 
   for (int attempt = 0; attempt < kVersionTries; ++attempt) {
     auto newest =
@@ -121,42 +127,48 @@ Result<int> JobArchive::store(const model::ArchivedJob& a) {
     if (!newest) return newest.error();
     const int version =
         static_cast<int>((newest->rows.empty() ? std::nullopt : integer(newest->rows[0][0])).value_or(0)) + 1;
-    std::vector<SqlParam> params{cluster_,
-                                 job_id,
-                                 std::int64_t{version},
-                                 j.job_id,
-                                 j.name,
-                                 j.user,
-                                 j.uid ? SqlParam(std::int64_t{*j.uid}) : SqlParam(nullptr),
-                                 j.account,
-                                 j.partition,
-                                 j.state,
-                                 optional_int(j.submit),
-                                 optional_int(j.start),
-                                 *j.end,
-                                 optional_int(j.time_limit_seconds),
-                                 std::int64_t{j.alloc_cpus},
-                                 optional_real(j.alloc_mem_mb),
-                                 std::int64_t{j.alloc_nodes},
-                                 j.node_list,
-                                 std::int64_t{j.alloc_gpus},
-                                 optional_real(a.cpu_time_seconds),
-                                 optional_real(a.memory_resident_mb),
-                                 optional_real(a.gpu_utilization_mean),
-                                 findings_text(a.findings),
-                                 std::int64_t{a.warning ? 1 : 0},
-                                 std::int64_t{a.from_metrics ? 1 : 0},
-                                 a.archived_at,
-                                 SqlBlob{deflate_bytes(a.usage_json, 9, DeflateWrapper::Zlib)},
-                                 a.series.empty() ? SqlParam(nullptr) : SqlParam(SqlBlob{a.series})};
+    if (first_only && version != 1) return 0;
+    std::vector<SqlParam> params{
+        cluster_, job_id, std::int64_t{version}, j.job_id, j.name, j.user,
+        j.uid ? SqlParam(std::int64_t{*j.uid}) : SqlParam(nullptr), j.account, j.partition, j.state,
+        optional_int(j.submit), optional_int(j.start), *j.end, optional_int(j.time_limit_seconds),
+        std::int64_t{j.alloc_cpus}, optional_real(j.alloc_mem_mb), std::int64_t{j.alloc_nodes}, j.node_list,
+        std::int64_t{j.alloc_gpus}, optional_real(a.cpu_time_seconds), optional_real(a.memory_resident_mb),
+        optional_real(a.gpu_utilization_mean), findings_text(a.findings), std::int64_t{a.warning ? 1 : 0},
+        std::int64_t{a.from_metrics ? 1 : 0}, a.archived_at,
+        SqlBlob{deflate_bytes(a.usage_json, 9, DeflateWrapper::Zlib)},
+        a.series.empty() ? SqlParam(nullptr) : SqlParam(SqlBlob{a.series}),
+        // A first version is in force at once; a later one once the flag moves.
+        std::int64_t{version == 1 ? 1 : 0}, *mask, figures.core_s, figures.core_s_known, figures.core_s_wasted,
+        figures.mem_mb_s_requested, figures.mem_mb_s_used, figures.gpu_s, figures.gpu_s_idle};
     // One statement: the row is whole or absent, never half-written.
-    auto inserted = db_.run(std::string("INSERT INTO archived_jobs (cluster, ") + kColumns +
-                                ", usage_json_z, series) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            params);
-    if (inserted) return version;
-    // Another writer stored this version first: the next one is ours.
-    if (!db_.last_error_was_duplicate()) return inserted.error();
+    std::string sql = std::string("INSERT INTO archived_jobs (cluster, ") + kColumns +
+                      ", usage_json_z, series, latest, finding_mask, core_s, core_s_known, core_s_wasted,"
+                      " mem_mb_s_requested, mem_mb_s_used, gpu_s, gpu_s_idle) VALUES (?";
+    for (std::size_t i = 1; i < params.size(); ++i) sql += ", ?";
+    auto inserted = db_.run(sql + ")", params);
+    if (!inserted) {
+      // Another writer stored this version first: the next one is ours.
+      if (db_.last_error_was_duplicate()) {
+        if (first_only) return 0;
+        continue;
+      }
+      return inserted.error();
+    }
+    if (version == 1) return version;
+    // The flag moves to the newest version in one statement: readers see the
+    // version before or this one, never both or neither. The newest, not
+    // ours: a writer that stored a newer one and moved the flag before us
+    // keeps it.
+    auto moved = db_.run(
+        "UPDATE archived_jobs SET latest = CASE WHEN version = (SELECT MAX(b.version) FROM archived_jobs b"
+        " WHERE b.cluster = archived_jobs.cluster AND b.job_id = archived_jobs.job_id) THEN 1 ELSE 0 END"
+        " WHERE cluster = ? AND job_id = ?",
+        {cluster_, job_id});
+    if (!moved)
+      return unavailable(moved.error().message + " (job " + j.job_id + "'s version " + std::to_string(version) +
+                         " is stored, the one before stays in force)");
+    return version;
   }
   return unavailable(db_.describe() + ": job " + j.job_id + ": lost the race for a new version " +
                      std::to_string(kVersionTries) + " times");
@@ -164,7 +176,7 @@ Result<int> JobArchive::store(const model::ArchivedJob& a) {
 
 Result<std::optional<model::ArchivedJob>> JobArchive::latest(std::int64_t job_id) {
   auto rows = db_.run(std::string("SELECT ") + kColumns +
-                          ", usage_json_z, series FROM archived_jobs WHERE cluster = ? AND job_id = ? "
+                          ", usage_json_z, series FROM archived_jobs WHERE cluster = ? AND job_id = ? AND latest = 1 "
                           "ORDER BY version DESC LIMIT 1",
                       {cluster_, job_id});
   if (!rows) return rows.error();
@@ -190,11 +202,10 @@ Result<bool> JobArchive::has(std::int64_t job_id) {
 
 Result<std::vector<model::ArchivedJob>> JobArchive::jobs_of_user(const std::string& user, std::int64_t since,
                                                                  std::int64_t until, std::size_t limit) {
-  // The newest version of each job: the version no other row of it exceeds.
+  // archived_jobs_user_window finds them and their order.
   auto rows = db_.run(std::string("SELECT ") + kColumns +
-                          " FROM archived_jobs a WHERE cluster = ? AND user_name = ? AND end_time >= ? AND end_time < ?"
-                          " AND version = (SELECT MAX(version) FROM archived_jobs b WHERE b.cluster = a.cluster"
-                          " AND b.job_id = a.job_id) ORDER BY end_time DESC, job_id DESC LIMIT ?",
+                          " FROM archived_jobs WHERE cluster = ? AND latest = 1 AND user_name = ? AND end_time >= ?"
+                          " AND end_time < ? ORDER BY end_time DESC, job_id DESC LIMIT ?",
                       {cluster_, user, since, until, static_cast<std::int64_t>(limit)});
   if (!rows) return rows.error();
   std::vector<model::ArchivedJob> out;

@@ -7,16 +7,17 @@
 
 #include "catch.hpp"
 
+#include "archive_stores.hpp"
+#include "core/deflate.hpp"
 #include "sources/archive_schema.hpp"
-#include "sources/mariadb_library.hpp"
 #include "sources/sqlite_library.hpp"
-
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,28 +27,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A temp directory for one test's database files, removed after it.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "petricore-archive.XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-std::unique_ptr<SqliteDatabase> open_new(const std::string& path) {
-  auto db = SqliteDatabase::open(path, true);
-  REQUIRE(db);
-  return std::move(db.value());
-}
+using test::open_new;
+using test::TempDir;
 
 model::ArchivedJob finished(const std::string& id, const std::string& user, std::int64_t end) {
   model::ArchivedJob a;
@@ -131,59 +112,23 @@ TEST_CASE("sqlite: a file that is not a database, or a directory that is not the
   CHECK_FALSE(fs::exists(dir.file("absent.db")));
 }
 
-namespace {
-
-// Where the store scenarios below run: a fresh SQLite file, or a fresh
-// database on the MariaDB server the mariadb suite starts.
-class Store {
- public:
-  virtual ~Store() = default;
-  virtual std::unique_ptr<SqlDatabase> fresh() = 0;
-  virtual bool transactional_ddl() const = 0;
-};
-
-class SqliteStore final : public Store {
- public:
-  std::unique_ptr<SqlDatabase> fresh() override { return open_new(dir_.file("a" + std::to_string(++files_) + ".db")); }
-  bool transactional_ddl() const override { return true; }
-
- private:
-  TempDir dir_;
-  int files_ = 0;
-};
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : "";
+TEST_CASE("sqlite: a new archive has 16 KiB pages and stays in WAL mode; an existing file keeps its pages",
+          "[archive]") {
+  TempDir dir;
+  auto fresh = open_new(dir.file("new.db"));
+  REQUIRE(migrate_archive(*fresh));
+  CHECK(fresh->run("PRAGMA page_size")->rows[0][0] == "16384");
+  CHECK(fresh->run("PRAGMA journal_mode")->rows[0][0] == "wal");
+  auto older = open_new(dir.file("old.db"));
+  REQUIRE(older->run("CREATE TABLE someone_elses (x INT)"));
+  REQUIRE(migrate_archive(*older));
+  CHECK(older->run("PRAGMA page_size")->rows[0][0] == "4096");
+  CHECK(older->run("PRAGMA journal_mode")->rows[0][0] == "wal");
 }
 
-// As root over the server's socket (PETRICORE_TEST_DB_SOCKET), each fresh
-// database a new petricore_archive_test_<n>, dropped first.
-class MariaDbStore final : public Store {
- public:
-  static std::unique_ptr<MariaDbStore> from_env() {
-    if (env("PETRICORE_TEST_DB_SOCKET").empty()) return nullptr;
-    return std::make_unique<MariaDbStore>();
-  }
-  std::unique_ptr<SqlDatabase> fresh() override {
-    MariaDbTarget target;
-    target.socket = env("PETRICORE_TEST_DB_SOCKET");
-    target.user = "root";
-    auto admin = MariaDbConnection::connect(target);
-    REQUIRE(admin);
-    const std::string name = "petricore_archive_test_" + std::to_string(++databases_);
-    REQUIRE(admin->run("DROP DATABASE IF EXISTS " + name));
-    REQUIRE(admin->run("CREATE DATABASE " + name));
-    target.database = name;
-    auto db = MariaDbConnection::connect(target);
-    REQUIRE(db);
-    return std::make_unique<MariaDbConnection>(std::move(db.value()));
-  }
-  bool transactional_ddl() const override { return false; }
+namespace {
 
- private:
-  int databases_ = 0;
-};
+using test::Store;
 
 // Archive schema: an empty file is brought to the last version, once.
 void schema_brought_up_once(Store& store) {
@@ -421,6 +366,233 @@ void setting_per_cluster(Store& store) {
   CHECK(archive_version(*db).value() == archive_migrations().back().version);
 }
 
+// Version 1's record as version 1 wrote it (its columns only): job
+// `job_id`'s `version` in `cluster`, with `findings`.
+void insert_v1(SqlDatabase& db, const std::string& cluster, std::int64_t job_id, std::int64_t version,
+               const std::string& findings) {
+  REQUIRE(
+      db.run("INSERT INTO archived_jobs (cluster, job_id, version, display_id, name, user_name, account,"
+             " partition_name, state, end_time, alloc_cpus, alloc_nodes, node_list, alloc_gpus, findings, warning,"
+             " from_metrics, archived_at, usage_json_z) VALUES (?, ?, ?, ?, 'train', 'alice', 'physics', 'cpu',"
+             " 'COMPLETED', ?, 4, 1, 'n1', 0, ?, 0, 1, ?, ?)",
+             {cluster, job_id, version, std::to_string(job_id), std::int64_t{1'700'000'000} + job_id, findings,
+              std::int64_t{1'700'000'000} + version,
+              SqlBlob{deflate_bytes("{\"v\": " + std::to_string(version) + "}", 9, DeflateWrapper::Zlib)}}));
+}
+
+SqlParam maybe(const std::optional<double>& v) {
+  return v ? SqlParam(*v) : SqlParam(nullptr);
+}
+
+// Version 1's record of `a`'s figures, as job `job_id` of cluster c3.
+void insert_v1_figures(SqlDatabase& db, std::int64_t job_id, const model::ArchivedJob& a) {
+  const model::JobRecord& j = a.job;
+  REQUIRE(
+      db.run("INSERT INTO archived_jobs (cluster, job_id, version, display_id, name, user_name, account,"
+             " partition_name, state, start_time, end_time, alloc_cpus, alloc_mem_mb, alloc_nodes, node_list,"
+             " alloc_gpus, cpu_time_s, memory_resident_mb, gpu_utilization_mean, findings, warning, from_metrics,"
+             " archived_at, usage_json_z) VALUES ('c3', ?, 1, 'x', 'x', 'x', 'x', 'x', 'x', ?, ?, ?, ?, 1, 'n1',"
+             " ?, ?, ?, ?, '', 0, 1, 0, ?)",
+             {job_id, j.start ? SqlParam(*j.start) : SqlParam(nullptr), *j.end, std::int64_t{j.alloc_cpus},
+              maybe(j.alloc_mem_mb), std::int64_t{j.alloc_gpus}, maybe(a.cpu_time_seconds), maybe(a.memory_resident_mb),
+              maybe(a.gpu_utilization_mean), SqlBlob{deflate_bytes("{}", 9, DeflateWrapper::Zlib)}}));
+}
+
+// Every kind of figure a record adds up to (store works them out with job_figures).
+std::vector<model::ArchivedJob> figure_kinds() {
+  std::vector<model::ArchivedJob> out(6, finished("1", "judy", 1'700'000'000));
+  out[1].job.start.reset();  // never started
+  out[2].cpu_time_seconds.reset();
+  out[2].gpu_utilization_mean.reset();
+  out[3].cpu_time_seconds = 1e6;      // more than allocated
+  out[3].gpu_utilization_mean = 150;  // past 100 %: no idle time
+  out[4].gpu_utilization_mean = -5;   // below 0: all idle
+  out[4].job.alloc_mem_mb.reset();
+  out[4].memory_resident_mb.reset();
+  out[5].job.start = *out[5].job.end + 10;  // starts after its end: 0 s
+  return out;
+}
+
+// Archive schema: version 2 over a real version 1 archive with records
+// keeps them, puts the newest version of each job in force, gives the rules
+// of their findings bits, and trades version 1's indexes for the covering ones.
+void schema_v1_to_v2(Store& store) {
+  auto db = store.fresh();
+  const std::vector<ArchiveMigration> v1(archive_migrations().begin(), archive_migrations().begin() + 1);
+  REQUIRE(v1.back().version == 1);
+  REQUIRE(migrate_archive(*db, v1).value() == 0);
+  REQUIRE(archive_version(*db).value() == 1);
+  insert_v1(*db, "c1", 10, 1, "cpu_efficiency:warning");
+  insert_v1(*db, "c1", 10, 2, "memory_low:critical,gpu_memory_low:warning");
+  insert_v1(*db, "c1", 10, 3, "gpu_memory_low:warning");  // not memory_low
+  insert_v1(*db, "c1", 11, 1, "");
+  insert_v1(*db, "c2", 10, 1, "memory_low:info");
+  insert_v1(*db, "c2", 10, 2, "cpu_efficiency:warning,memory_low:info");
+  insert_v1(*db, "c2", 12, 1, "cpuXefficiency:info");  // _ is a letter, not LIKE's any character
+  const std::vector<model::ArchivedJob> kinds = figure_kinds();
+  for (std::size_t i = 0; i < kinds.size(); ++i) insert_v1_figures(*db, 100 + static_cast<std::int64_t>(i), kinds[i]);
+  CHECK(store.indexes(*db, "archived_jobs") == std::vector<std::string>{"archived_jobs_account", "archived_jobs_end",
+                                                                        "archived_jobs_partition",
+                                                                        "archived_jobs_user"});
+
+  REQUIRE(migrate_archive(*db).value() == 1);
+  CHECK(archive_version(*db).value() == 2);
+  CHECK(store.indexes(*db, "archived_jobs") ==
+        std::vector<std::string>{"archived_jobs_user_window", "archived_jobs_window"});
+  auto bits = finding_bits(*db);
+  REQUIRE(bits);
+  CHECK(bits->size() == 4);  // cpu_efficiency, cpuXefficiency, gpu_memory_low, memory_low
+  auto mask = [&](std::set<std::string> rules) {
+    std::int64_t m = 0;
+    for (const std::string& rule : rules) m |= std::int64_t{1} << bits->at(rule);
+    return std::to_string(m);
+  };
+  auto rows = db->run(
+      "SELECT cluster, job_id, version, latest, finding_mask FROM archived_jobs WHERE cluster <> 'c3'"
+      " ORDER BY cluster, job_id, version");
+  REQUIRE(rows);
+  std::vector<std::string> got;
+  for (const SqlRow& row : rows->rows)
+    got.push_back(*row[0] + "/" + *row[1] + "/" + *row[2] + " latest " + *row[3] + " mask " + *row[4]);
+  CHECK(got == std::vector<std::string>{
+                   "c1/10/1 latest 0 mask " + mask({"cpu_efficiency"}),
+                   "c1/10/2 latest 0 mask " + mask({"memory_low", "gpu_memory_low"}),
+                   "c1/10/3 latest 1 mask " + mask({"gpu_memory_low"}),
+                   "c1/11/1 latest 1 mask 0",
+                   "c2/10/1 latest 0 mask " + mask({"memory_low"}),
+                   "c2/10/2 latest 1 mask " + mask({"cpu_efficiency", "memory_low"}),
+                   "c2/12/1 latest 1 mask " + mask({"cpuXefficiency"}),
+               });
+
+  // The migration's figures are store's.
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    CAPTURE(i);
+    auto figures = db->run(
+        "SELECT core_s, core_s_known, core_s_wasted, mem_mb_s_requested, mem_mb_s_used, gpu_s, gpu_s_idle"
+        " FROM archived_jobs WHERE cluster = 'c3' AND job_id = ?",
+        {100 + static_cast<std::int64_t>(i)});
+    REQUIRE(figures);
+    REQUIRE(figures->rows.size() == 1);
+    const SqlRow& got = figures->rows[0];
+    const JobFigures want = job_figures(kinds[i]);
+    auto real = [](const std::optional<std::string>& text) {
+      return std::strtod(text.value_or("nan").c_str(), nullptr);
+    };
+    CHECK(got[0] == std::to_string(want.core_s));
+    CHECK(got[1] == std::to_string(want.core_s_known));
+    CHECK(real(got[2]) == Approx(want.core_s_wasted));
+    CHECK(real(got[3]) == Approx(want.mem_mb_s_requested));
+    CHECK(real(got[4]) == Approx(want.mem_mb_s_used));
+    CHECK(got[5] == std::to_string(want.gpu_s));
+    CHECK(real(got[6]) == Approx(want.gpu_s_idle));
+  }
+  // By hand, for the first: 8 cpus x 3600 s = 28,800; wasted 28,800 - 14,400.5 = 14,399.5; 2 GPUs x 3600 s
+  // = 7200, idle 7200 x 0.661 = 4759.2.
+  CHECK(job_figures(kinds[0]).core_s == 28'800);
+  CHECK(job_figures(kinds[0]).core_s_wasted == Approx(14'399.5));
+  CHECK(job_figures(kinds[0]).gpu_s_idle == Approx(4759.2));
+  CHECK(job_figures(kinds[3]).core_s_wasted == 0);
+  CHECK(job_figures(kinds[3]).gpu_s_idle == 0);
+  CHECK(job_figures(kinds[4]).gpu_s_idle == 7200);
+  CHECK(job_figures(kinds[1]).core_s == 0);
+  CHECK(job_figures(kinds[5]).core_s == 0);
+
+  // The records read as before, and the archive goes on from them.
+  JobArchive archive(*db, "c1");
+  auto kept = archive.latest(10);
+  REQUIRE(kept);
+  REQUIRE(kept->has_value());
+  CHECK((*kept)->version == 3);
+  CHECK((*kept)->usage_json == "{\"v\": 3}");
+  CHECK((*kept)->findings == ArchivedFindings{{"gpu_memory_low", "warning"}});
+  CHECK(archive.versions(10)->size() == 3);
+  CHECK(archive.jobs_of_user("alice", 0, 2'000'000'000, 10)->size() == 2);
+  REQUIRE(archive.store(finished("10", "alice", 1'700'000'010)).value() == 4);
+  auto flags =
+      db->run("SELECT version, latest FROM archived_jobs WHERE cluster = 'c1' AND job_id = 10 ORDER BY version");
+  REQUIRE(flags);
+  std::string flag_text;
+  for (const SqlRow& row : flags->rows) flag_text += *row[0] + ":" + *row[1] + " ";
+  CHECK(flag_text == "1:0 2:0 3:0 4:1 ");
+}
+
+namespace {
+
+// A database whose statements that move the version in force fail while `failing`.
+class FlagFailingDatabase final : public SqlDatabase {
+ public:
+  explicit FlagFailingDatabase(SqlDatabase& db) : db_(db) {}
+  Result<SqlResult> run(std::string_view sql, const std::vector<SqlParam>& params) override {
+    if (failing && sql.rfind("UPDATE archived_jobs SET latest", 0) == 0) return unavailable("disk full");
+    return db_.run(sql, params);
+  }
+  std::string describe() const override { return db_.describe(); }
+  bool last_error_was_duplicate() const override { return db_.last_error_was_duplicate(); }
+  bool failing = false;
+
+ private:
+  SqlDatabase& db_;
+};
+
+std::string flags_of(SqlDatabase& db, std::int64_t job_id) {
+  auto rows = db.run("SELECT version, latest FROM archived_jobs WHERE cluster = 'c1' AND job_id = ? ORDER BY version",
+                     {job_id});
+  REQUIRE(rows);
+  std::string out;
+  for (const SqlRow& row : rows->rows) out += *row[0] + ":" + *row[1] + " ";
+  return out;
+}
+
+}  // namespace
+
+// Job archive: one version of a job is in force, the newest; a store whose
+// flag could not move leaves the one before in force, and the next store
+// puts its own in force.
+void one_version_in_force(Store& store) {
+  auto db = store.fresh();
+  REQUIRE(migrate_archive(*db));
+  FlagFailingDatabase flaky(*db);
+  JobArchive archive(flaky, "c1");
+  model::ArchivedJob job = finished("20", "heidi", 1'700'000'000);
+  REQUIRE(archive.store(job).value() == 1);
+  CHECK(flags_of(*db, 20) == "1:1 ");
+  job.usage_json = "{\"second\": true}";
+  REQUIRE(archive.store(job).value() == 2);
+  CHECK(flags_of(*db, 20) == "1:0 2:1 ");
+  flaky.failing = true;
+  job.usage_json = "{\"third\": true}";
+  auto failed = archive.store(job);
+  REQUIRE_FALSE(failed);
+  CHECK(failed.error().message == "disk full (job 20's version 3 is stored, the one before stays in force)");
+  CHECK(flags_of(*db, 20) == "1:0 2:1 3:0 ");
+  CHECK(archive.latest(20).value()->usage_json == "{\"second\": true}");
+  flaky.failing = false;
+  job.usage_json = "{\"fourth\": true}";
+  REQUIRE(archive.store(job).value() == 4);
+  CHECK(flags_of(*db, 20) == "1:0 2:0 3:0 4:1 ");
+  CHECK(archive.latest(20).value()->usage_json == "{\"fourth\": true}");
+}
+
+// Archive schema: a rule keeps its bit; past the 63rd rule a finding is kept
+// in the record's text but has no bit.
+void finding_bits_kept_and_capped(Store& store) {
+  auto db = store.fresh();
+  REQUIRE(migrate_archive(*db));
+  for (int i = 0; i < kFindingBits; ++i) REQUIRE(finding_bit(*db, "rule_" + std::to_string(i)).value() == i);
+  CHECK(finding_bit(*db, "rule_7").value() == 7);
+  CHECK(finding_bit(*db, "one_too_many").value() == std::nullopt);
+  CHECK(finding_bit(*db, std::string(65, 'x')).value() == std::nullopt);
+  JobArchive archive(*db, "c1");
+  model::ArchivedJob job = finished("30", "ivan", 1'700'000'000);
+  job.findings = {{"one_too_many", "warning"}, {"rule_62", "info"}};
+  REQUIRE(archive.store(job));
+  CHECK(archive.latest(30).value()->findings == job.findings);
+  auto mask = db->run("SELECT finding_mask FROM archived_jobs WHERE job_id = 30");
+  REQUIRE(mask);
+  CHECK(mask->rows[0][0] == std::to_string(std::int64_t{1} << 62));
+  CHECK(finding_bits(*db)->size() == static_cast<std::size_t>(kFindingBits));
+}
+
 void every_scenario(Store& store) {
   SECTION("archive schema: an empty file is brought to the last version, once") schema_brought_up_once(store);
   SECTION("archive schema: a later version migrates an archive and keeps its records")
@@ -434,19 +606,24 @@ void every_scenario(Store& store) {
   SECTION("job archive: a user's jobs in a window, newest first, each at its newest version")
   jobs_of_user_window(store);
   SECTION("job archive: a setting (the archiver's watermark) is kept per cluster") setting_per_cluster(store);
+  SECTION("archive schema: version 2 over a version 1 archive keeps its records and puts the newest in force")
+  schema_v1_to_v2(store);
+  SECTION("job archive: one version of a job is in force, the newest, even after a store that failed half-way")
+  one_version_in_force(store);
+  SECTION("archive schema: a rule keeps its bit; past the 63rd a finding has none") finding_bits_kept_and_capped(store);
 }
 
 }  // namespace
 
 TEST_CASE("job archive on an SQLite file", "[archive]") {
-  SqliteStore store;
+  test::SqliteStore store;
   every_scenario(store);
 }
 
 // Run by the mariadb suite (test/integration/mariadb_test.sh), which starts
 // the server: the same scenarios on MariaDB.
 TEST_CASE("job archive on a real MariaDB", "[.][mariadb]") {
-  auto store = MariaDbStore::from_env();
+  auto store = test::MariaDbStore::from_env("petricore_archive_test_");
   if (!store) {
     WARN("PETRICORE_TEST_DB_SOCKET is not set: skipped");
     return;
