@@ -410,20 +410,6 @@ std::string no_usage_reason(const JobRecord& job) {
 
 }  // namespace
 
-void compute_ratios(JobUsage& usage) {
-  const JobRecord& job = usage.job;
-  usage.cpu_efficiency_percent.reset();
-  if (usage.cpu_avg_percent && job.alloc_cpus > 0)
-    usage.cpu_efficiency_percent = *usage.cpu_avg_percent / job.alloc_cpus;
-  usage.memory_fraction.reset();
-  if (usage.memory_resident_mb && job.alloc_mem_mb && *job.alloc_mem_mb > 0)
-    usage.memory_fraction = *usage.memory_resident_mb / *job.alloc_mem_mb;
-  usage.time_limit_fraction.reset();
-  if (usage.runtime_seconds && job.time_limit_seconds && *job.time_limit_seconds > 0)
-    usage.time_limit_fraction =
-        static_cast<double>(*usage.runtime_seconds) / static_cast<double>(*job.time_limit_seconds);
-}
-
 JobUsage summarize(JobRecord job, std::map<std::string, std::vector<Series>> series,
                    std::optional<std::vector<Series>> gpu_utilization) {
   for (auto it = series.begin(); it != series.end();) {
@@ -494,7 +480,7 @@ JobUsage summarize(JobRecord job, std::map<std::string, std::vector<Series>> ser
       usage.missing.push_back(std::string("resident memory: no jobs_rss sample, and ") + why_not_accounting +
                               " (MaxRSS)");
   }
-  compute_ratios(usage);
+  model::compute_ratios(usage);
   return usage;
 }
 

@@ -26,9 +26,7 @@ namespace petricore::analysis {
 model::JobUsage summarize(model::JobRecord job, std::map<std::string, std::vector<model::Series>> series,
                           std::optional<std::vector<model::Series>> gpu_utilization);
 
-// Sets usage's ratios (cpu_efficiency_percent, memory_fraction,
-// time_limit_fraction) from the figures they divide, as summarize() does
-// last; for a JobUsage built or changed by hand (tests).
-void compute_ratios(model::JobUsage& usage);
+// summarize() sets the ratios last with model::compute_ratios
+// (model/job_usage.hpp).
 
 }  // namespace petricore::analysis

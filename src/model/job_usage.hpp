@@ -142,4 +142,10 @@ struct JobUsage {
   bool no_usage() const { return no_metrics() && !cpu_time_total && !memory_resident_mb; }
 };
 
+// Sets usage's ratios (cpu_efficiency_percent, memory_fraction,
+// time_limit_fraction) from the figures they divide: what summarize() does
+// last, and what a JobUsage built or read back by hand needs (tests, an
+// archived job's JSON read again).
+void compute_ratios(JobUsage& usage);
+
 }  // namespace petricore::model

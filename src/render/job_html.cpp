@@ -13,6 +13,7 @@
 #include "core/encoding.hpp"
 #include "core/utf8.hpp"
 
+#include "render/html_page.hpp"
 #include "render/job_charts.hpp"
 #include "render/text_format.hpp"
 
@@ -34,13 +35,9 @@ constexpr int kPieHeight = 300;
 // The line charts shown on the page; the other metrics are linked as PNGs.
 constexpr std::size_t kInlineLineCharts = 4;
 
-// Readable on a phone, on a wide screen and on paper; severity badges carry
-// their word, so the colours only help.
-constexpr const char* kStyle = R"(
-:root{color-scheme:light;--fg:#1d2330;--muted:#5a6272;--line:#d9dde5;--bg:#fff;--soft:#f4f6f9;--link:#0b57d0}
-*{box-sizing:border-box}
-body{margin:0;padding:0 1.25rem;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,"Noto Sans","Liberation Sans",sans-serif}
-main,header.page,footer{max-width:60rem;margin:0 auto}
+// The page's own rules, around html::kPalette and html::kFigures; severity
+// badges carry their word, so the colours only help.
+constexpr const char* kStyle = R"(main,header.page,footer{max-width:60rem;margin:0 auto}
 header.page{padding-top:1.25rem;padding-bottom:.5rem;border-bottom:1px solid var(--line)}
 h1{font-size:1.6rem;margin:.2rem 0}
 h1 .name{font-weight:400;color:var(--muted)}
@@ -67,10 +64,9 @@ ul.missing{margin:.2rem 0 0;padding-left:1.25rem;color:var(--muted)}
 .sev-info{border-left-color:#2f6fb3}.sev-info .badge{background:#d6e6f8;color:#0d3a66}
 .rule{color:var(--muted);font-size:.85em}
 .verdict{font-weight:600}
-figure{margin:0 0 1.5rem}
-figure img{display:block;width:100%;height:auto;border:1px solid var(--line);border-radius:.3rem;background:#fff}
-figcaption{font-size:.9rem;color:var(--muted);margin-top:.3rem}
-.pies{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem}
+)";
+constexpr const char* kStyleEnd =
+    R"(.pies{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem}
 form.job{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:1rem 0;padding:.8rem;background:var(--soft);border:1px solid var(--line);border-radius:.4rem}
 form.job input{font:inherit;padding:.3rem .5rem;width:12rem;border:1px solid #9aa3b2;border-radius:.3rem}
 form.job button{font:inherit;padding:.3rem .9rem;border:1px solid #0b57d0;border-radius:.3rem;background:#0b57d0;color:#fff;cursor:pointer}
@@ -308,13 +304,7 @@ void charts(std::ostream& out, const model::JobReport& report, const std::string
 }
 
 void document_start(std::ostream& out, const std::string& title) {
-  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"
-      << h(title) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
-}
-
-void document_end(std::ostream& out) {
-  out << "<footer>petricore: Slurm job monitoring.</footer>\n</body>\n</html>\n";
+  html::document_start(out, title, {html::kPalette, kStyle, html::kFigures, kStyleEnd});
 }
 
 }  // namespace
@@ -391,8 +381,8 @@ std::string index_html(const IndexPage& page) {
     }
     out << "</td></tr>\n";
   }
-  out << "</tbody>\n</table>\n</main>\n";
-  document_end(out);
+  out << "</tbody>\n</table>\n";
+  html::document_end(out);
   return out.str();
 }
 
@@ -405,8 +395,7 @@ std::string job_page_html(const model::JobReport& report, const JobPageLinks& li
   findings(out, report.findings);
   // Nothing measured: the summary's sentence says so, no empty chart section.
   if (!report.usage.no_usage()) charts(out, report, links.base_url);
-  out << "</main>\n";
-  document_end(out);
+  html::document_end(out);
   return out.str();
 }
 

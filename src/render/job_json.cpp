@@ -19,7 +19,6 @@
 #include <boost/json.hpp>
 
 #include <charconv>
-#include <cmath>
 
 namespace petricore::render {
 namespace {
@@ -30,16 +29,8 @@ using model::JobUsage;
 constexpr int kAmountDecimals = 2;
 constexpr int kFractionDecimals = 4;
 
-json::value number(double value, int decimals = kAmountDecimals) {
-  if (!std::isfinite(value)) return nullptr;
-  double r = text::rounded(value, decimals);
-  if (r == 0) return 0;  // no "-0"
-  if (std::trunc(r) == r && std::fabs(r) < 9.0e15) return static_cast<std::int64_t>(r);
-  return r;
-}
-
 json::value number(const std::optional<double>& value, int decimals = kAmountDecimals) {
-  return value ? number(*value, decimals) : json::value(nullptr);
+  return json_number(value, decimals);
 }
 
 json::value count(double value) {

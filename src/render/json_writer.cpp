@@ -1,8 +1,10 @@
 #include "render/json_writer.hpp"
 
 #include "core/utf8.hpp"
+#include "render/text_format.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 
@@ -154,6 +156,14 @@ std::string json_text(const boost::json::value& value, JsonLayout layout) {
   std::string out;
   Writer(out, layout).write(value, 0);
   return out;
+}
+
+boost::json::value json_number(const std::optional<double>& value, int decimals) {
+  if (!value || !std::isfinite(*value)) return nullptr;
+  double r = text::rounded(*value, decimals);
+  if (r == 0) return 0;  // no "-0"
+  if (std::trunc(r) == r && std::fabs(r) < 9.0e15) return static_cast<std::int64_t>(r);
+  return r;
 }
 
 }  // namespace petricore::render

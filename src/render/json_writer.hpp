@@ -7,6 +7,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,5 +29,10 @@ enum class JsonLayout {
 // from any source yields valid JSON. Doubles: the shortest form of %.15g
 // (round them where they are built); non-finite ones are null.
 std::string json_text(const boost::json::value& value, JsonLayout layout);
+
+// A figure as the documents store it: rounded half away from zero to
+// `decimals` places, an integer when the rounded value is whole (3000.0
+// reads 3000, never -0), null when unknown or not finite.
+boost::json::value json_number(const std::optional<double>& value, int decimals);
 
 }  // namespace petricore::render

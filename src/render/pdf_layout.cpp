@@ -1,5 +1,7 @@
 #include "render/pdf_layout.hpp"
 
+#include "render/cairo_library.hpp"
+
 #include <algorithm>
 
 namespace petricore::render::pdf {
@@ -122,6 +124,50 @@ void Layout::figure(double height, std::function<void(const Pen&, double top)> d
   b.keep_with_next = true;
   b.draw = std::move(draw);
   blocks_.push_back(std::move(b));
+}
+
+void Layout::chart(double height, std::function<void(cairo_t* cr)> draw) {
+  figure(height, [draw = std::move(draw)](const Pen& pen, double top) {
+    const CairoLibrary& c = pen.lib();
+    c.save(pen.cr());
+    c.translate(pen.cr(), kLeft, top);
+    draw(pen.cr());
+    c.restore(pen.cr());
+  });
+}
+
+std::string render_pdf(const DocumentText& text, const std::function<void(Layout&)>& build) {
+  const CairoLibrary& c = cairo_library();
+  auto check = [&text](cairo_status_t status, const char* step) { check_status(status, text.failure + ": " + step); };
+  std::string bytes;
+  {
+    SurfacePtr surface(c.pdf_surface_create_for_stream(append_to_string, &bytes, kPageWidth, kPageHeight));
+    check(c.surface_status(surface.get()), "creating the surface");
+    c.pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_TITLE, clean_text(text.title).c_str());
+    c.pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_CREATOR, "petricore");
+    ContextPtr cr(c.create(surface.get()));
+    check(c.status(cr.get()), "creating the context");
+    Pen pen(cr.get());
+
+    Layout layout(pen);
+    build(layout);
+
+    std::vector<Page> pages = paginate(layout.blocks());
+    for (std::size_t i = 0; i < pages.size(); ++i) {
+      for (const auto& [block, top] : pages[i])
+        if (block->draw) block->draw(pen, top);
+      pen.rule(kLeft, kRight, kFooterBaseline - 11, kRule, 0.5);
+      pen.font(kFooter);
+      pen.show(kLeft, kFooterBaseline, text.footer);
+      pen.show_right(kRight, kFooterBaseline, "page " + std::to_string(i + 1) + " of " + std::to_string(pages.size()));
+      c.show_page(cr.get());
+    }
+    check(c.status(cr.get()), "drawing");
+    cr.reset();
+    c.surface_finish(surface.get());
+    check(c.surface_status(surface.get()), "writing");
+  }
+  return bytes;
 }
 
 }  // namespace petricore::render::pdf

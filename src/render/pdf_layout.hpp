@@ -3,7 +3,8 @@
 // blocks (lines, table rows, figures) that paginate() cuts into pages:
 // a block is never split, a chain of keep-with-next blocks moves to the next
 // page together unless it is taller than a page, spacers vanish at the top
-// of a page. Internal to render/pdf_report.cpp.
+// of a page; render_pdf() turns a flow into the file, a footer on every
+// page. Internal to render/ (pdf_report.cpp, efficiency_pdf.cpp).
 #pragma once
 
 #include "render/canvas.hpp"
@@ -145,10 +146,28 @@ class Layout {
   // `height` of drawing (and a gap under it), kept with its caption.
   void figure(double height, std::function<void(const Pen&, double top)> draw);
 
+  // A figure kWidth wide that `draw` draws with the origin at its top left
+  // (a chart).
+  void chart(double height, std::function<void(cairo_t* cr)> draw);
+
  private:
   const Pen& pen_;
   std::vector<Block> blocks_;
   int zebra_ = 0;
 };
+
+// What a document says of itself: the title in its metadata, the left part
+// of every page's footer (the right part is "page N of M") and the name its
+// cairo failures are reported under ("cairo PDF report").
+struct DocumentText {
+  std::string title;
+  std::string footer;
+  std::string failure;
+};
+
+// The PDF file's bytes: the flow `build` lays out, cut into A4 pages
+// (paginate()), each drawn with its footer. Throws std::runtime_error
+// ("<failure>: <step>: <cairo's reason>") when cairo fails.
+std::string render_pdf(const DocumentText& text, const std::function<void(Layout&)>& build);
 
 }  // namespace petricore::render::pdf

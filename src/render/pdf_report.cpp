@@ -245,13 +245,7 @@ void line_chart_section(Layout& layout, const model::JobReport& report, const st
     return;
   }
   auto shared = std::make_shared<LineChart>(std::move(chart.value()));
-  layout.figure(kChartHeight, [shared](const Pen& pen, double top) {
-    const CairoLibrary& c = pen.lib();
-    c.save(pen.cr());
-    c.translate(pen.cr(), kLeft, top);
-    draw_line_chart(pen.cr(), *shared, kWidth, kChartHeight);
-    c.restore(pen.cr());
-  });
+  layout.chart(kChartHeight, [shared](cairo_t* cr) { draw_line_chart(cr, *shared, kWidth, kChartHeight); });
   std::string caption = "Figure " + std::to_string(++figure) + ". " + shared->title + " over time, one line per " +
                         (metric == "jobs_thread_count"                                    ? "process name"
                          : metric == kGpuUtilization || metric.rfind("jobs_gpu_", 0) == 0 ? "GPU"
@@ -277,13 +271,7 @@ void pie_section(Layout& layout, Result<PieChart> pie, double height, const std:
     return;
   }
   auto shared = std::make_shared<PieChart>(std::move(pie.value()));
-  layout.figure(height, [shared, height](const Pen& pen, double top) {
-    const CairoLibrary& c = pen.lib();
-    c.save(pen.cr());
-    c.translate(pen.cr(), kLeft, top);
-    draw_pie_chart(pen.cr(), *shared, kWidth, height);
-    c.restore(pen.cr());
-  });
+  layout.chart(height, [shared, height](cairo_t* cr) { draw_pie_chart(cr, *shared, kWidth, height); });
   layout.paragraph("Figure " + std::to_string(++figure) + ". " + caption, kCaption);
 }
 
@@ -327,53 +315,19 @@ void chart_sections(Layout& layout, const model::JobReport& report) {
               "No CPU time per core samples were recorded.", core_caption(usage), false, figure);
 }
 
-void footer(const Pen& pen, const std::string& job_id, std::size_t page, std::size_t pages) {
-  pen.rule(kLeft, kRight, kFooterBaseline - 11, kRule, 0.5);
-  pen.font(kFooter);
-  pen.show(kLeft, kFooterBaseline, "petricore \u00b7 job " + job_id);
-  pen.show_right(kRight, kFooterBaseline, "page " + std::to_string(page) + " of " + std::to_string(pages));
-}
-
-void check(cairo_status_t status, const char* what) {
-  check_status(status, std::string("cairo PDF report: ") + what);
-}
-
 }  // namespace
 
 std::string pdf_report(const model::JobReport& report, const PdfOptions& options) {
-  const CairoLibrary& c = cairo_library();
   const JobUsage& usage = report.usage;
-  std::string bytes;
-  {
-    SurfacePtr surface(c.pdf_surface_create_for_stream(append_to_string, &bytes, kPageWidth, kPageHeight));
-    check(c.surface_status(surface.get()), "creating the surface");
-    c.pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_TITLE,
-                               clean_text("petricore report for job " + usage.job.job_id).c_str());
-    c.pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_CREATOR, "petricore");
-    ContextPtr cr(c.create(surface.get()));
-    check(c.status(cr.get()), "creating the context");
-    Pen pen(cr.get());
-
-    Layout layout(pen);
+  const DocumentText text{"petricore report for job " + usage.job.job_id, "petricore \u00b7 job " + usage.job.job_id,
+                          "cairo PDF report"};
+  return render_pdf(text, [&](Layout& layout) {
     title_block(layout, usage, options);
     job_table(layout, usage);
     usage_table(layout, usage);
     findings_section(layout, report.findings);
     if (!usage.no_metrics()) chart_sections(layout, report);
-
-    std::vector<Page> pages = paginate(layout.blocks());
-    for (std::size_t i = 0; i < pages.size(); ++i) {
-      for (const auto& [block, top] : pages[i])
-        if (block->draw) block->draw(pen, top);
-      footer(pen, usage.job.job_id, i + 1, pages.size());
-      c.show_page(cr.get());
-    }
-    check(c.status(cr.get()), "drawing");
-    cr.reset();
-    c.surface_finish(surface.get());
-    check(c.surface_status(surface.get()), "writing");
-  }
-  return bytes;
+  });
 }
 
 }  // namespace petricore::render

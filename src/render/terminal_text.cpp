@@ -5,8 +5,6 @@
 #include "render/job_render.hpp"
 #include "render/text_format.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <optional>
 #include <sstream>
 
@@ -17,21 +15,19 @@ using model::Finding;
 using model::JobUsage;
 using model::Severity;
 
-constexpr const char* kReset = "\033[0m";
-constexpr int kBarCells = 10;
 // Findings wrap here: terminals are rarely narrower, and a hanging indent
 // keeps each finding one block.
 constexpr std::size_t kTerminalWidth = 100;
 
 const char* colour_of(std::optional<Severity> severity) {
-  if (!severity) return "\033[32m";  // green: no finding about it
+  if (!severity) return text::kGreen;  // no finding about it
   switch (*severity) {
     case Severity::Critical:
-      return "\033[1;31m";
+      return text::kRed;
     case Severity::Warning:
-      return "\033[33m";
+      return text::kYellow;
     case Severity::Info:
-      return "\033[36m";
+      return text::kCyan;
   }
   return "";
 }
@@ -53,14 +49,11 @@ void row(std::ostream& out, const char* label, const std::string& value) {
 
 // "CPU   ███████░░░  70 %": the bar saturates at 100 %, the number does not.
 void bar(std::ostream& out, const char* label, double percent, std::optional<Severity> severity) {
-  int filled = static_cast<int>(std::lround(std::clamp(percent, 0.0, 100.0) / (100.0 / kBarCells)));
-  std::string cells;
-  for (int i = 0; i < kBarCells; ++i) cells += i < filled ? "█" : "░";
   std::string padded = label;
   padded.resize(6, ' ');
   std::string number = text::number(percent, 0);
   number.insert(0, number.size() < 3 ? 3 - number.size() : 0, ' ');
-  out << "  " << padded << colour_of(severity) << cells << kReset << ' ' << number << " %\n";
+  out << "  " << padded << colour_of(severity) << text::bar_cells(percent) << text::kReset << ' ' << number << " %\n";
 }
 
 std::string heading(const model::JobRecord& job) {
@@ -180,7 +173,7 @@ void findings(std::ostream& out, const std::vector<Finding>& list, bool tty) {
   for (const Finding& f : list) {
     std::string severity = model::severity_name(f.severity);
     severity.resize(9, ' ');
-    if (tty) severity = colour_of(f.severity) + severity + kReset;
+    if (tty) severity = colour_of(f.severity) + severity + text::kReset;
     // Wrapped on the uncoloured text, so escape codes do not count as columns.
     std::string first = text::wrapped(f.rule + ": " + f.message, kTerminalWidth, "           ", "           ");
     out << "  " << severity << first.substr(11);

@@ -1,11 +1,13 @@
-// How the job renderers write numbers, durations and instants, so that the
-// JSON, the mail and the terminal agree to the digit. Header-only: small and
-// shared by job_json.cpp, mail_text.cpp and terminal_text.cpp.
+// How the renderers write numbers, durations and instants, so that the
+// JSON, the mail and the terminal agree to the digit, and the terminal's
+// colours and bars. Header-only: small and shared by the job's and the
+// fleet's faces.
 #pragma once
 
 #include "core/number_text.hpp"
 #include "model/job_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +33,11 @@ inline std::string number(double value, int decimals = 1) {
 
 inline std::string number(const std::optional<double>& value, int decimals = 1) {
   return value ? number(*value, decimals) : "unknown";
+}
+
+// "42.5 %", or "unknown".
+inline std::string percent(const std::optional<double>& value) {
+  return value ? number(*value) + " %" : "unknown";
 }
 
 // "12.5 MB", or "unknown" without the unit.
@@ -228,5 +235,25 @@ inline std::string no_usage_sentence(const model::JobUsage& usage) {
 
 // What the faces say when the figures come from accounting alone.
 inline constexpr const char* kNoSamples = "no samples; figures from Slurm accounting";
+
+// The terminal's colours (only on a tty; they help the eye, the words say
+// it): red for critical, yellow for a warning, cyan for a note, green for
+// nothing to say.
+inline constexpr const char* kReset = "\033[0m";
+inline constexpr const char* kRed = "\033[1;31m";
+inline constexpr const char* kYellow = "\033[33m";
+inline constexpr const char* kCyan = "\033[36m";
+inline constexpr const char* kGreen = "\033[32m";
+
+inline constexpr int kBarCells = 10;
+
+// A share as kBarCells cells, "███████░░░" for 70 %: it saturates at 0 and
+// 100 %, the number beside it does not.
+inline std::string bar_cells(double share) {
+  int filled = static_cast<int>(std::lround(std::clamp(share, 0.0, 100.0) / (100.0 / kBarCells)));
+  std::string cells;
+  for (int i = 0; i < kBarCells; ++i) cells += i < filled ? "█" : "░";
+  return cells;
+}
 
 }  // namespace petricore::render::text

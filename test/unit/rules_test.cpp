@@ -50,7 +50,7 @@ JobUsage healthy_job() {
 // evaluate_rules() on a usage built or changed by hand, its ratios
 // computed first as summarize() computes them.
 std::vector<Finding> evaluate(JobUsage usage, const RuleThresholds& thresholds) {
-  compute_ratios(usage);
+  petricore::model::compute_ratios(usage);
   return evaluate_rules(usage, thresholds);
 }
 
