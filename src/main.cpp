@@ -5,6 +5,7 @@
 // [prometheus], [accounting], [accounting.db], [ldap], [smtp] and [rules]. Keys are
 // the long option names; '_' and '-' are the same ("password_file").
 // Command-line options win over the file.
+#include "archive/archive_command.hpp"
 #include "collect/collect_command.hpp"
 #include "core/log.hpp"
 #include "core/signals.hpp"
@@ -242,6 +243,8 @@ void add_serve(CLI::App& app, ServeCli& s) {
       ->capture_default_str();
   s.app->add_option("--admin", o.admins, "User who may read every job (repeatable)");
   s.app->add_option("--admin-group", o.admin_group, "LDAP group whose members may read every job");
+  s.app->add_option("--account-manager", o.account_managers,
+                    "ACCOUNT:USER: USER may read ACCOUNT's jobs and fleet figures (repeatable)");
   s.app->add_option("--threads", o.threads, "I/O threads")->capture_default_str();
   s.app->add_option("--workers", o.workers, "Threads for Prometheus, DB, LDAP and sacct work")->capture_default_str();
   s.app->add_option("--cache-entries", o.cache_entries, "Finished jobs' results kept in memory")->capture_default_str();
@@ -296,10 +299,20 @@ struct ReportCli {
 void add_report(CLI::App& app, ReportCli& r) {
   auto& o = r.options;
   r.app = app.add_subcommand("report", "The job analysis on the command line");
+  r.app->add_option("jobid", o.job_id,
+                    "Slurm job id: 123, 123_4 (array task), 123+1 (het job), or a SLUID (s5K1KKYAYG5D00)");
+  r.app->add_option("--user", o.user, "The fleet view of this user's archived jobs instead of one job");
+  r.app->add_option("--account", o.account, "The fleet view of this account's archived jobs");
+  r.app->add_flag("--every-user", o.every_user,
+                  "With --send-mail: each user with archived jobs in the period gets their digest");
   r.app
-      ->add_option("jobid", o.job_id,
-                   "Slurm job id: 123, 123_4 (array task), 123+1 (het job), or a SLUID (s5K1KKYAYG5D00)")
-      ->required();
+      ->add_option("--since", o.since,
+                   "With --user/--account/--every-user: jobs that ended from this time (2026-11-01, UTC, or an "
+                   "age: 30d)")
+      ->capture_default_str();
+  r.app->add_option("--until", o.until, "... up to this time")->capture_default_str();
+  r.app->add_option("--by", o.by,
+                    "Group the fleet view by user, account or partition (default: account for --user, else user)");
   r.app->add_flag("--json", o.json, "Print the API's job JSON");
   r.app->add_flag("--mail", o.mail, "Print the job-end mail text (last line WARNING=true|false)");
   r.app->add_option("--pdf", o.pdf_file, "Write the PDF report to FILE (atomically; - for stdout)");
@@ -316,9 +329,61 @@ void add_report(CLI::App& app, ReportCli& r) {
   add_analysis_flags(r.app, r.cli, r.merges);
 }
 
+struct ArchiveCli {
+  petricore::archive::ArchiveCommandOptions options;
+  AnalysisOptions cli;
+  Merges merges;
+  CLI::App* app = nullptr;
+};
+
+// `petricore archive` and the [archive] section serve's archiver reads: one
+// subcommand, whose store keys the config file fills for both.
+void add_archive(CLI::App& app, ArchiveCli& a) {
+  auto& o = a.options;
+  auto& s = o.settings;
+  a.app = app.add_subcommand("archive",
+                             "Fill the job archive with the jobs that ended (a backfill with --since, or carry on "
+                             "from where the archive got, as serve's archiver does)");
+  a.app->add_option("--since", o.since,
+                    "Archive the jobs that ended from this time: 2026-11-01, 2026-11-01T12:00:00 (UTC) or an age "
+                    "(30d, 12h); default: from the archive's watermark");
+  a.app->add_option("--until", o.until, "... up to this time (default: now, less the analysis's after-end stretch)");
+  a.app->add_flag("--quiet", o.quiet, "No progress lines, only the summary");
+  a.app->add_option("--store", s.store.store, "Where the archive lives: sqlite, mariadb ([archive.db]) or none")
+      ->capture_default_str();
+  a.app->add_option("--path", s.store.path, "The SQLite archive file")->capture_default_str();
+  a.app->add_option("--cluster", s.store.cluster, "Name the records are filed under (Slurm's ClusterName)")
+      ->capture_default_str();
+  a.app->add_option("--interval", s.interval_seconds, "serve: seconds between the archiver's passes (0 = off)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0));
+  a.app->add_option("--batch", s.batch, "Jobs listed, analysed and stored at a time")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  a.app
+      ->add_option("--lookback", s.lookback_seconds,
+                   "Seconds behind the watermark looked at again each pass (jobs accounting recorded late)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 30 * 86400));
+  a.app->add_option("--backfill", s.backfill_seconds, "Seconds before now a new archive's watermark starts")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 3660 * 86400));
+  CLI::App* db = a.app->add_subcommand("db", "")->group("");
+  db->add_option("--host", s.store.db.host);
+  db->add_option("--port", s.store.db.port);
+  db->add_option("--socket", s.store.db.socket);
+  db->add_option("--user", s.store.db.user);
+  db->add_option("--password-file", s.store.db.password_file);
+  db->add_option("--database", s.store.db.database);
+  db->add_option("--timeout", s.store.db.timeout_seconds);
+  add_analysis_flags(a.app, a.cli, a.merges);
+}
+
 CLI::App* add_init_db(CLI::App& app, petricore::initdb::InitDbOptions& o) {
   CLI::App* sub = app.add_subcommand(
-      "init-db", "Create the read-only petricore DB user and the user_job_view view on slurm_acct_db (admins, once)");
+      "init-db",
+      "Create the petricore DB user, the user_job_view view on slurm_acct_db (SELECT only) and the job archive's "
+      "database (admins, once)");
   sub->add_option("--cluster", o.cluster, "Slurm ClusterName (the view reads <cluster>_job_table)")->required();
   sub->add_option("--web-host", o.web_host, "Host the web app connects from ('petricore'@HOST)")->required();
   sub->add_option("--password-file", o.password_file, "File holding the new user's password (not needed with --drop)");
@@ -330,8 +395,13 @@ CLI::App* add_init_db(CLI::App& app, petricore::initdb::InitDbOptions& o) {
   sub->add_option("--database", o.database, "Slurm accounting database")->capture_default_str();
   sub->add_option("--user", o.user, "Name of the user to create")->capture_default_str();
   sub->add_option("--view", o.view, "Name of the view to create")->capture_default_str();
+  sub->add_option("--archive-database", o.archive_database,
+                  "Database of the job archive, created if missing (utf8mb4); the user gets CREATE, ALTER, INDEX, "
+                  "SELECT, INSERT, UPDATE, DELETE there (none: no archive database)")
+      ->capture_default_str();
   sub->add_flag("--dry-run", o.dry_run, "Print the SQL (password shown as <redacted>) and change nothing");
-  sub->add_flag("--drop", o.drop, "Remove the user and the view");
+  sub->add_flag("--drop", o.drop,
+                "Remove the user (and its grants) and the views; the archive database and its data are kept");
   return sub;
 }
 
@@ -368,6 +438,8 @@ int main(int argc, char** argv) {
   add_serve(app, serve);
   ReportCli report;
   add_report(app, report);
+  ArchiveCli archive;
+  add_archive(app, archive);
   petricore::initdb::InitDbOptions init_db_options;
   CLI::App* init_db = add_init_db(app, init_db_options);
   SharedSections shared;
@@ -409,14 +481,20 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("collect")) return petricore::collect::run_collect(collect_options);
     if (serve.app->parsed()) {
       serve.options.analysis = merge_analysis(shared.file, serve.cli, serve.merges);
+      serve.options.archive = archive.options.settings;
       return petricore::serve::run_serve(serve.options);
     }
     if (report.app->parsed()) {
       report.options.analysis = merge_analysis(shared.file, report.cli, report.merges);
+      report.options.archive = archive.options.settings;
       report.options.mail_settings = smtp.file;
       if (report.smtp_option->count() > 0) report.options.mail_settings.smtp.url = report.smtp_url;
       if (report.public_url_option->count() == 0) report.options.public_url = smtp.public_url;
       return petricore::report::run_report(report.options);
+    }
+    if (archive.app->parsed()) {
+      archive.options.analysis = merge_analysis(shared.file, archive.cli, archive.merges);
+      return petricore::archive::run_archive(archive.options);
     }
     if (init_db->parsed()) return petricore::initdb::run_init_db(init_db_options);
   } catch (const petricore::StartupError& e) {
@@ -429,6 +507,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "petricore: %s\n", e.what());
     return kExitFailure;
   }
-  std::fprintf(stderr, "petricore: a subcommand is required: collect, serve, report or init-db (see --help)\n");
+  std::fprintf(stderr,
+               "petricore: a subcommand is required: collect, serve, report, archive or init-db (see --help)\n");
   return kExitUsage;
 }

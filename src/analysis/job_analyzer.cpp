@@ -177,6 +177,16 @@ Result<JobReport> JobAnalyzer::analyze(const JobRecord& job) {
   return analyze(job, Start{std::chrono::steady_clock::now(), series_.requests()}, 0);
 }
 
+// One range query each: a query shared by jobs whose windows differ would
+// sample each job on another grid than its own query does, and the archive
+// keeps what /api/v1/jobs/<id>/usage showed.
+std::vector<Result<JobReport>> JobAnalyzer::analyze(const std::vector<JobRecord>& jobs) {
+  std::vector<Result<JobReport>> reports;
+  reports.reserve(jobs.size());
+  for (const JobRecord& job : jobs) reports.push_back(analyze(job));
+  return reports;
+}
+
 Result<JobReport> JobAnalyzer::analyze(const JobRecord& job, const Start& start, int accounting_requests) {
   std::map<std::string, std::vector<Series>> by_metric;
   std::optional<std::vector<Series>> gpu_utilization;

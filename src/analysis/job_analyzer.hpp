@@ -70,6 +70,9 @@ class JobAnalyzer {
   // Analyses the job whose record the caller already has (no accounting
   // lookup). Unavailable when the series source failed.
   Result<model::JobReport> analyze(const model::JobRecord& job);
+  // The analyses of records the caller already has (the archiver's
+  // batches), one result each, in order.
+  std::vector<Result<model::JobReport>> analyze(const std::vector<model::JobRecord>& jobs);
 
  private:
   struct Start;  // when the analysis began, and the requests made by then

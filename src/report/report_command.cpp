@@ -1,5 +1,7 @@
 #include "report/report_command.hpp"
 
+#include "report/report_io.hpp"
+
 #include "analysis/analysis_stack.hpp"
 #include "core/atomic_file.hpp"
 #include "core/log.hpp"
@@ -45,6 +47,8 @@ int exit_code(const Error& error) {
   return kExitFailure;
 }
 
+}  // namespace
+
 int fail(const Error& error) {
   std::fprintf(stderr, "petricore: %s\n", error.message.c_str());
   return exit_code(error);
@@ -56,8 +60,7 @@ void write_stdout(const std::string& text) {
   std::fflush(stdout);
 }
 
-// The bytes to `path` as one complete file or not at all (core/atomic_file),
-// so a reader never sees half a PDF; "-" is stdout.
+// core/atomic_file, so that a reader never sees half a PDF.
 Result<bool> write_file(const std::string& path, const std::string& data) {
   if (path == "-") {
     if (!write_all(STDOUT_FILENO, data))
@@ -71,6 +74,8 @@ Result<bool> write_file(const std::string& path, const std::string& data) {
   const char* what = failed->step == AtomicWriteError::Step::Rename ? "rename a temporary file to" : "write";
   return unavailable("cannot " + std::string(what) + " " + path + ": " + std::strerror(failed->error));
 }
+
+namespace {
 
 std::string host_fqdn() {
   char host[HOST_NAME_MAX + 1] = {};
@@ -94,7 +99,8 @@ std::string pdf_url_of(const std::string& public_url, const model::JobId& id) {
   return url + "/pdf/" + id.text();
 }
 
-// --to, else the directory's mail for the job's owner, else <user>@<domain>.
+}  // namespace
+
 Result<std::vector<std::string>> recipients(const ReportOptions& options, const std::string& user) {
   if (!options.to.empty()) return options.to;
   const std::string& domain = options.mail_settings.domain;
@@ -111,13 +117,25 @@ Result<std::vector<std::string>> recipients(const ReportOptions& options, const 
   return bad_input("no recipient for user " + user + ": set [smtp] domain, configure [ldap], or pass --to");
 }
 
+std::string sender(const ReportOptions& options) {
+  return options.mail_settings.from.empty() ? "petricore@" + host_fqdn() : options.mail_settings.from;
+}
+
+std::string public_base(const ReportOptions& options) {
+  std::string url = options.public_url;
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+
+namespace {
+
 int send_report(const ReportOptions& options, const model::JobId& id, const model::JobReport& report) {
   const std::string& user = report.usage.job.user;
   Result<std::vector<std::string>> to = recipients(options, user);
   if (!to) return fail(to.error());
 
   render::MailMessage message;
-  message.from = options.mail_settings.from.empty() ? "petricore@" + host_fqdn() : options.mail_settings.from;
+  message.from = sender(options);
   message.to = *to;
   message.subject = mail_subject(report);
   const std::string pdf_url = pdf_url_of(options.public_url, id);
@@ -156,6 +174,8 @@ std::string mail_subject(const model::JobReport& report) {
 }
 
 int run_report(const ReportOptions& options) {
+  if (!options.user.empty() || !options.account.empty() || options.every_user) return run_fleet_report(options);
+  if (options.job_id.empty()) throw StartupError("a job id is required (or --user, --account or --every-user)");
   // A SLUID (Slurm 26.05) stands for its numeric job id, looked up once the
   // stack (and its Prometheus client) exists.
   auto id = model::parse_job_id(options.job_id);

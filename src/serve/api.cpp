@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <set>
 #include <string>
 #include <utility>
@@ -46,6 +47,7 @@ struct ServerMetrics::Impl {
                       .Register(registry)) {}
 
   const ResultCache* cache;
+  std::function<archive::ArchiveHealth()> archive_health;
   prometheus::Registry registry;
   prometheus::Family<prometheus::Counter>& requests;
   prometheus::Family<prometheus::Histogram>& durations;
@@ -53,6 +55,10 @@ struct ServerMetrics::Impl {
 
 ServerMetrics::ServerMetrics(const ResultCache* cache) : impl_(std::make_unique<Impl>(cache)) {}
 ServerMetrics::~ServerMetrics() = default;
+
+void ServerMetrics::set_archive_health(std::function<archive::ArchiveHealth()> health) {
+  impl_->archive_health = std::move(health);
+}
 
 void ServerMetrics::observe(const std::string& route, int status, double seconds) {
   // Family::Add is thread-safe and returns the existing child for known labels.
@@ -96,6 +102,17 @@ std::string ServerMetrics::render() const {
                               static_cast<double>(stats.entries)));
     families.push_back(single("petricore_cache_bytes", "Approximate bytes held by the result cache's analyses",
                               MetricType::Gauge, static_cast<double>(stats.bytes)));
+  }
+  if (impl_->archive_health) {
+    archive::ArchiveHealth health = impl_->archive_health();
+    using prometheus::MetricType;
+    families.push_back(single("petricore_archive_errors_total",
+                              "Archiver passes that failed (a source or the archive): see /healthz for the last reason",
+                              MetricType::Counter, static_cast<double>(health.errors)));
+    families.push_back(single("petricore_archive_jobs_total", "Finished jobs the archiver stored since start",
+                              MetricType::Counter, static_cast<double>(health.archived)));
+    families.push_back(single("petricore_archive_healthy", "1 when the archiver's last pass succeeded",
+                              MetricType::Gauge, health.ok ? 1 : 0));
   }
   return prometheus::TextSerializer().Serialize(families);
 }
@@ -165,7 +182,7 @@ Api::Api(ApiOptions options, ApiBackends backends, Authorizer& authorizer, Resul
       cache_(cache),
       metrics_(metrics),
       jobs_(*backends_.accounting, backends_.analyze, backends_.render_json, authorizer_, cache_,
-            backends_.resolve_sluid),
+            backends_.resolve_sluid, backends_.from_archive),
       rendered_(options_.rendered_cache_bytes) {
   while (!options_.public_url.empty() && options_.public_url.back() == '/') options_.public_url.pop_back();
   if (!backends_.uid_of) backends_.uid_of = system_uid;
@@ -202,6 +219,15 @@ void Api::add_routes(Router& router) {
              [this](const HttpRequest& request, const RouteParams& p) { return pie(request, p.at("jobid")); });
   router.get({"/pdf/{jobid}", "The job's PDF report: summary, findings, charts and pies (A4).", "/pdf/12345", false},
              [this](const HttpRequest& request, const RouteParams& p) { return pdf(request, p.at("jobid")); });
+  router.get({"/api/v1/efficiency",
+              "Fleet efficiency from the job archive as JSON: per user, account or partition (?by=), over a period "
+              "(?since=30d&until=now): core-hours, CPU efficiency, waste, memory, GPU-hours, findings, worst jobs.",
+              "/api/v1/efficiency?by=account&since=30d", false},
+             [this](const HttpRequest& request, const RouteParams&) { return efficiency(request); });
+  router.get(
+      {"/efficiency", "The fleet-efficiency page (HTML): the same figures, the worst jobs, efficiency over time.",
+       "/efficiency?by=account&since=30d", false},
+      [this](const HttpRequest& request, const RouteParams&) { return efficiency_page(request); });
   router.get({"/metrics", "This server's own metrics (Prometheus text format).", "/metrics", true},
              [this](const HttpRequest& request, const RouteParams&) { return metrics(request); });
   router.get({"/healthz", "Liveness: 200 \"ok\".", "/healthz", true},
@@ -275,7 +301,27 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
       }
     }
   }
-  if (!entry && !uid && jobs.empty()) return json_error(404, "user " + user_name + " not found");
+  // The archive keeps jobs beyond accounting's and Prometheus's retention.
+  json::array archived_list;
+  if (backends_.archive != nullptr) {
+    auto archived = backends_.archive->with([&](sources::JobArchive& archive, sources::SqlDatabase&) {
+      return archive.jobs_of_user(user_name, 0, std::numeric_limits<std::int64_t>::max(), options_.user_job_list);
+    });
+    if (archived) {
+      for (const model::ArchivedJob& a : *archived) {
+        archived_list.push_back(json::object{{"jobid", job_number(a.job)},
+                                             {"id", a.job.job_id},
+                                             {"name", optional_text(a.job.name)},
+                                             {"state", optional_text(a.job.state)},
+                                             {"start", optional_instant(a.job.start)},
+                                             {"end", optional_instant(a.job.end)}});
+      }
+    } else {
+      log::warning("user " + user_name + ": " + archived.error().message);
+    }
+  }
+  if (!entry && !uid && jobs.empty() && archived_list.empty())
+    return json_error(404, "user " + user_name + " not found");
 
   // The efficiency summary: the newest finished jobs, from the result cache;
   // the ones not cached yet are analysed now (and cached), within a time
@@ -350,6 +396,7 @@ HttpResponse Api::user(const HttpRequest& request, const std::string& user_name)
         {"email", entry && entry->email ? json::value(*entry->email) : json::value(nullptr)}}},
       {"groups", std::move(groups)},
       {"jobs", std::move(job_list)},
+      {"archived_jobs", std::move(archived_list)},
       {"summary",
        {{"jobs_considered", considered},
         {"jobs_analysed", analysed},
@@ -394,6 +441,10 @@ HttpResponse Api::metrics(const HttpRequest&) {
 }
 
 HttpResponse Api::healthz(const HttpRequest&) {
+  if (backends_.archive_health) {
+    archive::ArchiveHealth health = backends_.archive_health();
+    if (!health.ok) return text_response("degraded: archive: " + health.reason + "\n");
+  }
   return text_response("ok\n");
 }
 

@@ -9,8 +9,11 @@
 #pragma once
 
 #include "analysis/job_analyzer.hpp"
+#include "archive/archiver_loop.hpp"
+#include "archive/shared_archive.hpp"
 #include "core/result.hpp"
 #include "serve/auth.hpp"
+#include "serve/efficiency_cache.hpp"
 #include "serve/http_types.hpp"
 #include "serve/job_service.hpp"
 #include "serve/rendered_cache.hpp"
@@ -43,6 +46,9 @@ class ServerMetrics {
   void observe(const std::string& route, int status, double seconds);
   // The Prometheus text exposition format.
   std::string render() const;
+  // Where the archiver's counts come from (petricore_archive_*); unset:
+  // no archiver, no such metrics.
+  void set_archive_health(std::function<archive::ArchiveHealth()> health);
 
  private:
   struct Impl;
@@ -74,6 +80,13 @@ struct ApiBackends {
   JobService::ResolveSluid resolve_sluid;
   // The passwd database's uid of a user (getpwnam_r by default).
   std::function<std::optional<unsigned>(const std::string&)> uid_of;
+  // The job archive; null without one (no fleet view, no archived answers).
+  archive::SharedArchive* archive = nullptr;
+  // An archived job drawn again (JobService::FromArchive); unset without
+  // an archive.
+  JobService::FromArchive from_archive;
+  // The archiver's health (/healthz); unset when no archiver runs.
+  std::function<archive::ArchiveHealth()> archive_health;
 };
 
 // getpwnam_r's uid, or nullopt.
@@ -103,7 +116,16 @@ class Api {
   // /jobs/?id=123: the index page's form; a 303 to /jobs/123.
   HttpResponse job_form(const HttpRequest& request);
   HttpResponse metrics(const HttpRequest& request);
+  // "ok", or "degraded: <why>" while the archiver fails (200 both: the
+  // server still answers from Prometheus).
   HttpResponse healthz(const HttpRequest& request);
+  // api_efficiency.cpp: the fleet view over the archive.
+  // ?by=user|account|partition (default account), ?since= and ?until=
+  // (core/time_text.hpp forms; default 30d and now), ?user=, ?account=.
+  // Admins read everything; an account's managers read their account
+  // (?account=); anyone else reads their own jobs' figures only.
+  HttpResponse efficiency(const HttpRequest& request);
+  HttpResponse efficiency_page(const HttpRequest& request);
 
   // The base of absolute links: public_url, else http://<Host> when the
   // Host header is a plausible host[:port], else "" (relative links).
@@ -127,8 +149,13 @@ class Api {
   Authorizer& authorizer_;
   ResultCache& cache_;
   ServerMetrics& metrics_;
+  // The fleet view for the request, or the response that refuses it.
+  struct FleetAnswer;
+  FleetAnswer fleet(const HttpRequest& request);
+
   JobService jobs_;
   RenderedCache rendered_;
+  EfficiencyCache efficiency_cache_;
 };
 
 }  // namespace petricore::serve

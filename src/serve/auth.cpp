@@ -198,6 +198,41 @@ AccessDecision Authorizer::is_admin(const std::string& user) {
   return {Access::Forbidden, "not an admin"};
 }
 
+std::map<std::string, std::vector<std::string>> parse_account_managers(const std::vector<std::string>& entries) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const std::string& entry : entries) {
+    const auto colon = entry.find(':');
+    const std::string account = entry.substr(0, colon);
+    const std::string user = colon == std::string::npos ? "" : entry.substr(colon + 1);
+    // Slurm's account names follow the same rules as user names here.
+    if (!model::valid_user_name(account) || !model::valid_user_name(user)) {
+      throw StartupError("--account-manager must be ACCOUNT:USER, not '" + entry + "'");
+    }
+    out[account].push_back(user);
+  }
+  return out;
+}
+
+std::vector<std::string> Authorizer::managed_accounts(const std::string& user) const {
+  std::vector<std::string> out;
+  for (const auto& [account, managers] : config_.account_managers) {
+    if (std::find(managers.begin(), managers.end(), user) != managers.end()) out.push_back(account);
+  }
+  return out;
+}
+
+AccessDecision Authorizer::may_read_job(const Identity& identity, const std::string& owner,
+                                        const std::string& account) {
+  if (config_.mode == AuthMode::Header && identity.authenticated && !account.empty()) {
+    auto managers = config_.account_managers.find(account);
+    if (managers != config_.account_managers.end() &&
+        std::find(managers->second.begin(), managers->second.end(), identity.user) != managers->second.end()) {
+      return {};
+    }
+  }
+  return may_read(identity, owner);
+}
+
 AccessDecision Authorizer::may_read(const Identity& identity, const std::string& owner) {
   if (config_.mode == AuthMode::None) return {};
   if (!identity.authenticated) return {Access::Unauthenticated, "authentication required"};

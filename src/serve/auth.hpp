@@ -9,7 +9,8 @@
 //            is unauthenticated (401). A user reads their own jobs and user
 //            record; names in `admins` and members of `admin_group` (looked up
 //            in the directory, remembered for a minute) read everything (else
-//            403).
+//            403). An account's managers (`account_managers`) also read the
+//            jobs of that account, and its fleet-efficiency figures.
 #pragma once
 
 #include "serve/http_types.hpp"
@@ -38,7 +39,13 @@ struct AuthConfig {
   std::vector<std::string> admins;
   std::string admin_group;          // needs a directory
   double group_cache_seconds = 60;  // how long a group lookup is remembered
+  // account -> the users who manage it ([serve] account_manager = "ACCOUNT:USER").
+  std::map<std::string, std::vector<std::string>> account_managers;
 };
+
+// "ACCOUNT:USER" entries to AuthConfig::account_managers; throws StartupError
+// (one line) for an entry that is not two valid names.
+std::map<std::string, std::vector<std::string>> parse_account_managers(const std::vector<std::string>& entries);
 
 // "none" or "header"; throws StartupError (one line) otherwise.
 AuthMode parse_auth_mode(const std::string& text);
@@ -88,6 +95,10 @@ class Authorizer {
   // May `identity` read what belongs to `owner` (a job's owner, or the user
   // whose record is asked for)? Thread-safe; may ask the directory.
   AccessDecision may_read(const Identity& identity, const std::string& owner);
+  // The same for a job: its owner, or a manager of its account.
+  AccessDecision may_read_job(const Identity& identity, const std::string& owner, const std::string& account);
+  // The accounts `user` manages (none for an unknown user), sorted.
+  std::vector<std::string> managed_accounts(const std::string& user) const;
 
   // True when `user` is an admin (list or group); Unavailable when the
   // directory failed.

@@ -4,6 +4,7 @@
 #include "model/sluid.hpp"
 #include "sources/accounting.hpp"
 
+#include <charconv>
 #include <utility>
 
 namespace petricore::serve {
@@ -47,13 +48,14 @@ HttpResponse not_finished(const std::string& id, const std::string& state) {
 }  // namespace
 
 JobService::JobService(sources::AccountingSource& accounting, Analyze analyze, RenderJson render_json,
-                       Authorizer& authorizer, ResultCache& cache, ResolveSluid resolve_sluid)
+                       Authorizer& authorizer, ResultCache& cache, ResolveSluid resolve_sluid, FromArchive from_archive)
     : accounting_(accounting),
       analyze_(std::move(analyze)),
       render_json_(std::move(render_json)),
       authorizer_(authorizer),
       cache_(cache),
-      resolve_sluid_(std::move(resolve_sluid)) {}
+      resolve_sluid_(std::move(resolve_sluid)),
+      from_archive_(std::move(from_archive)) {}
 
 JobAnswer JobService::load(const HttpRequest& request, const std::string& job_id, bool finished_only) {
   Identity who;
@@ -71,7 +73,8 @@ JobAnswer JobService::load(const HttpRequest& request, const std::string& job_id
   const std::string key = id->text();
 
   if (CachedReportPtr hit = cache_.find(key)) {
-    if (auto decision = authorizer_.may_read(who, hit->report.usage.job.user); !decision.allowed()) {
+    if (auto decision = authorizer_.may_read_job(who, hit->report.usage.job.user, hit->report.usage.job.account);
+        !decision.allowed()) {
       return refusal_response(decision);
     }
     if (finished_only && !hit->finished()) return not_finished(key, hit->report.usage.job.state);
@@ -82,8 +85,22 @@ JobAnswer JobService::load(const HttpRequest& request, const std::string& job_id
   // known before any Prometheus query is spent on it, and the analysis
   // reads the same record instead of looking the job up again.
   auto record = accounting_.job(*id);
-  if (!record) return error_response(record.error());
-  if (auto decision = authorizer_.may_read(who, record->user); !decision.allowed()) {
+  if (!record) {
+    // Purged from accounting, or accounting down: the archive may know it.
+    if (record.error().kind == Error::Kind::NotFound || record.error().kind == Error::Kind::Unavailable) {
+      if (std::optional<CachedReportPtr> kept = archived(*id)) {
+        if (auto decision =
+                authorizer_.may_read_job(who, (*kept)->report.usage.job.user, (*kept)->report.usage.job.account);
+            !decision.allowed()) {
+          return refusal_response(decision);
+        }
+        cache_.put(key, *kept);
+        return *kept;
+      }
+    }
+    return error_response(record.error());
+  }
+  if (auto decision = authorizer_.may_read_job(who, record->user, record->account); !decision.allowed()) {
     return refusal_response(decision);
   }
   if (finished_only && !record->finished()) return not_finished(key, record->state);
@@ -114,8 +131,29 @@ Result<CachedReportPtr> JobService::analysed(const model::JobRecord& record) {
 
 Result<CachedReportPtr> JobService::analyse(const model::JobRecord& record) {
   auto report = analyze_(record);
+  const bool nothing = !report || report->usage.no_metrics();
+  if (nothing && record.finished() && from_archive_) {
+    std::int64_t raw_id = 0;
+    auto [end, error] = std::from_chars(record.raw_id.data(), record.raw_id.data() + record.raw_id.size(), raw_id);
+    if (!record.raw_id.empty() && error == std::errc{} && end == record.raw_id.data() + record.raw_id.size()) {
+      auto kept = from_archive_(raw_id);
+      if (!kept) log::warning("job " + record.job_id + ": " + kept.error().message);
+      // The archive's record when it has samples, or when Prometheus failed.
+      if (kept && *kept && (!report || !(**kept)->report.usage.no_metrics())) return **kept;
+    }
+  }
   if (!report) return report.error();
   return ResultCache::make_entry(std::move(report.value()), render_json_);
+}
+
+std::optional<CachedReportPtr> JobService::archived(const model::JobId& id) {
+  if (!from_archive_ || id.array_task || id.het_component) return std::nullopt;
+  auto kept = from_archive_(id.job);
+  if (!kept) {
+    log::warning("job " + id.text() + ": " + kept.error().message);
+    return std::nullopt;
+  }
+  return *kept;
 }
 
 }  // namespace petricore::serve

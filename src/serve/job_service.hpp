@@ -4,6 +4,10 @@
 // miss costs one accounting lookup; a job the caller may not read, or one
 // that has not finished where a finished one is needed, costs no Prometheus
 // query. Every refusal is the JSON error the handler answers with.
+//
+// With a job archive, a finished job is answered from it when Prometheus no
+// longer has its samples (or fails), and when accounting no longer knows the
+// job (purged) or fails: the archived record then says who owns it.
 #pragma once
 
 #include "core/result.hpp"
@@ -14,6 +18,7 @@
 #include "serve/http_types.hpp"
 #include "serve/result_cache.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -62,10 +67,14 @@ class JobService {
   // The job id of a canonical SLUID (sources::SluidLookup in production):
   // NotFound when unknown. Without one, a SLUID is an invalid id.
   using ResolveSluid = std::function<Result<model::JobId>(const std::string& sluid)>;
+  // The job archive's entry for a numeric job id (JobIDRaw), drawn again
+  // (archive/archived_report.hpp), or nullopt when the archive does not have
+  // it. Without one, there is no archive.
+  using FromArchive = std::function<Result<std::optional<CachedReportPtr>>(std::int64_t raw_id)>;
 
   // The references must outlive the service.
   JobService(sources::AccountingSource& accounting, Analyze analyze, RenderJson render_json, Authorizer& authorizer,
-             ResultCache& cache, ResolveSluid resolve_sluid = {});
+             ResultCache& cache, ResolveSluid resolve_sluid = {}, FromArchive from_archive = {});
 
   // The job `job_id` (as the request's path gave it: a job id, or a SLUID
   // that stands for one) for the caller of `request`: 401/403 unless
@@ -86,8 +95,13 @@ class JobService {
   Result<CachedReportPtr> analysed(const model::JobRecord& record);
 
  private:
-  // The analysis of `record` with its JSON, as the cache keeps it.
+  // The analysis of `record` with its JSON, as the cache keeps it; the
+  // archive's when the job finished and Prometheus had nothing or failed.
   Result<CachedReportPtr> analyse(const model::JobRecord& record);
+  // The archive's entry for `id` when the archive has it and `id` names one
+  // numeric job (a job, not an array task or a het component, whose numeric
+  // ids only accounting knows).
+  std::optional<CachedReportPtr> archived(const model::JobId& id);
 
   sources::AccountingSource& accounting_;
   Analyze analyze_;
@@ -95,6 +109,7 @@ class JobService {
   Authorizer& authorizer_;
   ResultCache& cache_;
   ResolveSluid resolve_sluid_;
+  FromArchive from_archive_;
 };
 
 }  // namespace petricore::serve

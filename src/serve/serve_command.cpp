@@ -5,6 +5,10 @@
 #include "serve/serve_command.hpp"
 
 #include "analysis/analysis_stack.hpp"
+#include "archive/archived_report.hpp"
+#include "archive/archiver.hpp"
+#include "archive/archiver_loop.hpp"
+#include "archive/shared_archive.hpp"
 #include "core/listen_address.hpp"
 #include "core/log.hpp"
 #include "core/signals.hpp"
@@ -113,10 +117,38 @@ int run_serve(const ServeOptions& options) {
   auth.trusted_proxies = options.trusted_proxies;
   auth.admins = options.admins;
   auth.admin_group = options.admin_group;
+  auth.account_managers = parse_account_managers(options.account_managers);
   Authorizer authorizer(auth, stack.directory.get());
+
+  // The job archive: read by the request threads, filled by the archiver's
+  // own thread, each on its own connection. A database that is down or a
+  // damaged file does not stop serve: the archiver says so in /healthz and
+  // retries, and the routes answer from Prometheus meanwhile.
+  sources::ArchiveConnector archive_connector(options.archive.store);
+  std::unique_ptr<archive::SharedArchive> shared_archive;
+  std::unique_ptr<archive::Archiver> archiver;
+  std::unique_ptr<archive::ArchiverLoop> archiver_loop;
+  if (archive_connector.enabled()) {
+    shared_archive = std::make_unique<archive::SharedArchive>(archive_connector);
+    if (options.archive.interval_seconds > 0) {
+      archive::ArchiverOptions archiver_options;
+      archiver_options.batch = options.archive.batch;
+      archiver_options.lookback_seconds = options.archive.lookback_seconds;
+      archiver_options.backfill_seconds = options.archive.backfill_seconds;
+      archiver_options.settle_seconds =
+          static_cast<std::int64_t>(analysis::after_end_seconds(options.analysis.analyzer)) + 1;
+      archiver = std::make_unique<archive::Archiver>(
+          *stack.accounting,
+          [&stack](const std::vector<model::JobRecord>& jobs) { return stack.analyzer.analyze(jobs); },
+          [](const model::JobReport& report) { return render::job_json(report); }, archiver_options);
+      archiver_loop =
+          std::make_unique<archive::ArchiverLoop>(archive_connector, *archiver, options.archive.interval_seconds);
+    }
+  }
 
   ResultCache cache(options.cache_entries, 5, options.cache_mb << 20);
   ServerMetrics metrics(&cache);
+  if (archiver_loop) metrics.set_archive_health([&archiver_loop] { return archiver_loop->health(); });
 
   ApiOptions api_options;
   api_options.public_url = options.public_url;
@@ -132,6 +164,23 @@ int run_serve(const ServeOptions& options) {
   backends.render_mail = [](const model::JobReport& report, const std::string& pdf_url) {
     return render::mail_text(report, pdf_url);
   };
+  if (shared_archive) {
+    backends.archive = shared_archive.get();
+    const model::RuleThresholds thresholds = options.analysis.analyzer.thresholds;
+    archive::SharedArchive& shared = *shared_archive;
+    backends.from_archive = [&shared, thresholds](std::int64_t raw_id) -> Result<std::optional<CachedReportPtr>> {
+      auto kept =
+          shared.with([raw_id](sources::JobArchive& archive, sources::SqlDatabase&) { return archive.latest(raw_id); });
+      if (!kept) return kept.error();
+      if (!*kept) return std::optional<CachedReportPtr>();
+      auto drawn = archive::archived_report(**kept, thresholds);
+      if (!drawn) return drawn.error();
+      std::string json = std::move(drawn->json);
+      return std::optional<CachedReportPtr>(
+          ResultCache::make_entry(std::move(drawn->report), [&json](const model::JobReport&) { return json; }));
+    };
+  }
+  if (archiver_loop) backends.archive_health = [&archiver_loop] { return archiver_loop->health(); };
   Api api(api_options, backends, authorizer, cache, metrics);
   Router router;
   api.add_routes(router);
@@ -147,12 +196,15 @@ int run_serve(const ServeOptions& options) {
   server_options.idle_timeout_seconds = options.idle_timeout_seconds;
   HttpServer server(server_options, service);  // throws std::runtime_error when the port is taken
   server.start();
+  if (archiver_loop) archiver_loop->start();
   log::info("serving on http://" + url_host(server.host()) + ":" + std::to_string(server.port()) + " (auth " +
-            options.auth + ", accounting " + stack.accounting->name() + ", prometheus " + stack.prometheus.url() + ")");
+            options.auth + ", accounting " + stack.accounting->name() + ", prometheus " + stack.prometheus.url() +
+            ", archive " + archive_connector.describe() + ")");
 
   int signal = signals.wait();
   log::info(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") +
             ": finishing the requests in flight");
+  if (archiver_loop) archiver_loop->stop();
   server.stop();
   log::info("stopped");
   return 0;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis/analysis_options.hpp"
+#include "archive/archive_options.hpp"
 
 #include <cstddef>
 #include <string>
@@ -18,6 +19,7 @@ struct ServeOptions {
   std::vector<std::string> trusted_proxies{"127.0.0.1", "::1"};  // addresses allowed to set auth_header
   std::vector<std::string> admins;                               // user names that read everything
   std::string admin_group;                                       // LDAP group whose members read everything
+  std::vector<std::string> account_managers;                     // "ACCOUNT:USER": USER reads ACCOUNT's jobs
   std::size_t threads = 2;                                       // I/O threads
   std::size_t workers = 4;                // threads for blocking work (Prometheus, DB, LDAP, sacct)
   std::size_t cache_entries = 1000;       // finished jobs' results kept
@@ -27,6 +29,7 @@ struct ServeOptions {
   std::size_t max_header_count = 64;
   double idle_timeout_seconds = 30;
   std::size_t user_recent_jobs = 20;  // jobs in /api/v1/users/<u>'s summary
+  archive::ArchiveSettings archive;   // [archive]: the job archive and its archiver
 };
 
 // Validates (throws StartupError with a one-line message: main turns it into

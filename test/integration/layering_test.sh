@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The rooms of src/ (src/README.md) include only the rooms below them:
-#   core <- model <- collect / sources <- analysis <- render <- serve / report / initdb <- main
+#   core <- model <- collect / sources <- analysis <- render <- archive <- serve / report / initdb <- main
 # The build proves the same for symbols (src/meson.build's layer_check_*
 # shared objects, linked with no undefined symbol allowed); this check also
 # catches an include of a header-only part of a room above. And it checks
@@ -19,8 +19,9 @@ declare -A allowed=(
   [sources]="core model"
   [analysis]="core model sources"
   [render]="core model"
-  [serve]="core model sources analysis render"
-  [report]="core model sources analysis render"
+  [archive]="core model sources analysis render"
+  [serve]="core model sources analysis render archive"
+  [report]="core model sources analysis render archive"
   [initdb]="core model sources"
 )
 

@@ -130,7 +130,7 @@ fi
 
 # Every option of every section is in the example (commented or not).
 missing=$(
-  for section in "" collect serve report init-db prometheus accounting "accounting db" ldap smtp rules; do
+  for section in "" collect serve report archive "archive db" init-db prometheus accounting "accounting db" ldap smtp rules; do
     # shellcheck disable=SC2086 # "accounting db" is two words on purpose
     "$petricore" --config /dev/null $section --help 2>&1 |
       sed -n 's/^ *\(-[a-zA-Z],\)\{0,1\}--\([a-z][a-z-]*\).*/\2/p' |
@@ -204,11 +204,12 @@ have_systemd_analyze=
 if command -v systemd-analyze >/dev/null && systemd-analyze verify --help >/dev/null 2>&1; then
   have_systemd_analyze=1
   mkdir -p "$T/units"
-  for unit in petricore-collect.service petricore-serve.service; do
+  for unit in petricore-collect.service petricore-serve.service petricore-digest.service petricore-digest.timer; do
     sed "s|^ExecStart=/usr/bin/petricore |ExecStart=$(realpath "$petricore") |" "$pkg/systemd/$unit" >"$T/units/$unit"
   done
-  if verify_units "$T/units/petricore-collect.service" "$T/units/petricore-serve.service"; then
-    ok "systemd-analyze verify accepts both units"
+  if verify_units "$T/units/petricore-collect.service" "$T/units/petricore-serve.service" \
+    "$T/units/petricore-digest.service" "$T/units/petricore-digest.timer"; then
+    ok "systemd-analyze verify accepts the units (collect, serve, the digest's service and timer)"
   else
     not_ok "systemd-analyze verify: $(head -3 "$T/verify.out")"
   fi

@@ -87,6 +87,15 @@ class FakeAccounting : public sources::AccountingSource {
     out.insert(out.end(), listed_again.begin(), listed_again.end());
     return out;
   }
+  Result<std::vector<model::JobRecord>> jobs_ended(std::int64_t since, std::int64_t until, std::size_t limit) override {
+    if (down) return unavailable("accounting down");
+    std::vector<model::JobRecord> out;
+    for (const auto& [id, job] : jobs)
+      if (job.end && *job.end >= since && *job.end < until) out.push_back(job);
+    std::sort(out.begin(), out.end(), sources::ended_earlier);
+    if (out.size() > limit) out.resize(limit);
+    return out;
+  }
   bool lists_whole_records() const override { return whole_listing; }
   std::string name() const override { return "fake"; }
 
@@ -132,7 +141,7 @@ struct Fixture {
       report.usage.job = job;
       report.usage.cpu_avg_percent = 200;            // 50 % of 4 cores
       report.usage.memory_resident_mb = 1000;        // 0.25 of 4000
-      analysis::compute_ratios(report.usage);        // as the analysis does
+      model::compute_ratios(report.usage);           // as the analysis does
       report.settled = report.usage.job.finished();  // analysed well after its end
       report.warning = job.job_id == "100";
       return report;
