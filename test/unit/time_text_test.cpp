@@ -1,6 +1,6 @@
 #include "core/time_text.hpp"
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 using petricore::parse_time_point;
 
