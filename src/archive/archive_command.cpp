@@ -15,17 +15,6 @@ namespace {
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 
-std::int64_t now_seconds() {
-  using namespace std::chrono;
-  return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
-}
-
-std::int64_t time_option(const std::string& name, const std::string& text, std::int64_t now) {
-  std::optional<std::int64_t> t = parse_time_point(text, now);
-  if (!t) throw StartupError(name + " must be " + kTimePointForms + ", not '" + text + "'");
-  return *t;
-}
-
 std::string counts_line(const ArchiveCounts& c) {
   return std::to_string(c.archived) + " jobs archived (" + std::to_string(c.from_accounting) +
          " from accounting alone), " + std::to_string(c.already) + " archived before, " + std::to_string(c.skipped) +
@@ -37,9 +26,9 @@ std::string counts_line(const ArchiveCounts& c) {
 int run_archive(const ArchiveCommandOptions& options) {
   sources::ArchiveConnector connector(options.settings.store);
   if (!connector.enabled()) throw StartupError("[archive] store is none: there is no archive to fill");
-  const std::int64_t now = now_seconds();
+  const std::int64_t now = epoch_seconds();
   std::optional<std::int64_t> since;
-  if (!options.since.empty()) since = time_option("--since", options.since, now);
+  if (!options.since.empty()) since = time_point_option("--since", options.since, now);
 
   analysis::AnalysisStack stack(options.analysis, analysis::AnalysisStack::WithDirectory::No);
   ArchiverOptions archiver_options;
@@ -49,7 +38,7 @@ int run_archive(const ArchiveCommandOptions& options) {
   archiver_options.settle_seconds =
       static_cast<std::int64_t>(analysis::after_end_seconds(options.analysis.analyzer)) + 1;
   std::int64_t until = now - archiver_options.settle_seconds;
-  if (!options.until.empty()) until = std::min(until, time_option("--until", options.until, now));
+  if (!options.until.empty()) until = std::min(until, time_point_option("--until", options.until, now));
   if (since && *since >= until) {
     std::fprintf(stderr, "petricore: --since must be before --until (and before jobs still settling)\n");
     return kExitUsage;

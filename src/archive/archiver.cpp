@@ -2,6 +2,7 @@
 
 #include "analysis/archive_record.hpp"
 #include "core/log.hpp"
+#include "core/time_text.hpp"
 #include "model/job_id.hpp"
 #include "sources/accounting.hpp"
 
@@ -13,11 +14,6 @@
 
 namespace petricore::archive {
 namespace {
-
-std::int64_t system_now() {
-  using namespace std::chrono;
-  return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
-}
 
 std::optional<std::int64_t> whole_number(const std::string& text) {
   std::int64_t value = 0;
@@ -34,7 +30,7 @@ Archiver::Archiver(sources::AccountingSource& accounting, Analyze analyze, Rende
       analyze_(std::move(analyze)),
       render_json_(std::move(render_json)),
       options_(options),
-      clock_(clock ? std::move(clock) : Clock(system_now)) {
+      clock_(clock ? std::move(clock) : Clock(epoch_seconds)) {
   options_.batch = std::max<std::size_t>(options_.batch, 1);
 }
 

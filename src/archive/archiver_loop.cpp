@@ -1,6 +1,7 @@
 #include "archive/archiver_loop.hpp"
 
 #include "core/log.hpp"
+#include "core/time_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,11 +11,6 @@ namespace petricore::archive {
 namespace {
 
 constexpr double kFirstBackOffSeconds = 10;
-
-std::int64_t now_seconds() {
-  using namespace std::chrono;
-  return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 
@@ -85,7 +81,7 @@ void ArchiverLoop::run() {
       } else {
         health_.ok = true;
         health_.reason.clear();
-        health_.last_success = now_seconds();
+        health_.last_success = epoch_seconds();
         back_off = kFirstBackOffSeconds;
       }
     }

@@ -1,6 +1,9 @@
 #include "core/time_text.hpp"
 
+#include "core/startup_error.hpp"
+
 #include <charconv>
+#include <chrono>
 
 namespace petricore {
 
@@ -99,6 +102,17 @@ std::optional<std::int64_t> parse_time_point(std::string_view text, std::int64_t
   if (text == "now") return now;
   if (auto age = parse_age(text)) return now - *age;
   return parse_date(text);
+}
+
+std::int64_t time_point_option(const std::string& name, std::string_view text, std::int64_t now) {
+  std::optional<std::int64_t> t = parse_time_point(text, now);
+  if (!t) throw StartupError(name + " must be " + kTimePointForms + ", not '" + std::string(text) + "'");
+  return *t;
+}
+
+std::int64_t epoch_seconds() {
+  using namespace std::chrono;
+  return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace petricore

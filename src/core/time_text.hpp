@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace petricore {
@@ -20,5 +21,12 @@ std::optional<std::int64_t> parse_time_point(std::string_view text, std::int64_t
 
 // What parse_time_point accepts, for error messages.
 extern const char* const kTimePointForms;
+
+// parse_time_point for a command-line option `name` (--since): throws
+// StartupError "--since must be <the forms>, not '<text>'" otherwise.
+std::int64_t time_point_option(const std::string& name, std::string_view text, std::int64_t now);
+
+// The system clock in epoch seconds.
+std::int64_t epoch_seconds();
 
 }  // namespace petricore

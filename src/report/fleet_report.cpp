@@ -22,17 +22,6 @@
 namespace petricore::report {
 namespace {
 
-std::int64_t now_seconds() {
-  using namespace std::chrono;
-  return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
-}
-
-std::int64_t time_option(const std::string& name, const std::string& text, std::int64_t now) {
-  std::optional<std::int64_t> t = parse_time_point(text, now);
-  if (!t) throw StartupError(name + " must be " + kTimePointForms + ", not '" + text + "'");
-  return *t;
-}
-
 // The digest of `user` (their jobs in the query's period and accounts) to
 // their address. 0 sent; else the exit code of the failure, said.
 int send_digest(const ReportOptions& options, archive::SharedArchive& archive, sources::EfficiencyQuery query,
@@ -84,9 +73,9 @@ int run_fleet_report(const ReportOptions& options) {
   auto grouping = model::parse_grouping(by);
   if (!grouping) throw StartupError("--by must be user, account or partition, not '" + by + "'");
   query.by = *grouping;
-  const std::int64_t now = now_seconds();
-  query.since = time_option("--since", options.since, now);
-  query.until = time_option("--until", options.until, now);
+  const std::int64_t now = epoch_seconds();
+  query.since = time_point_option("--since", options.since, now);
+  query.until = time_point_option("--until", options.until, now);
   if (query.since >= query.until) throw StartupError("--since must be before --until");
   if (!options.user.empty()) query.user = options.user;
   if (!options.account.empty()) query.accounts = {options.account};

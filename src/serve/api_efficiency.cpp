@@ -29,11 +29,6 @@ namespace {
 
 constexpr const char* kDefaultSince = "30d";
 
-std::int64_t now_seconds() {
-  using namespace std::chrono;
-  return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
-}
-
 std::string param(const HttpRequest& request, const char* name, const char* fallback = "") {
   const std::string* value = request.query_param(name);
   return value != nullptr && !value->empty() ? *value : fallback;
@@ -64,7 +59,7 @@ Api::FleetAnswer Api::fleet(const HttpRequest& request) {
   if (!by) return refuse(json_error(400, "invalid by: expected user, account or partition"));
   query.by = *by;
   // Whole minutes: "since=90d" asked twice in a minute is the same query.
-  const std::int64_t now = now_seconds() / 60 * 60;
+  const std::int64_t now = epoch_seconds() / 60 * 60;
   auto since = parse_time_point(answer.since, now);
   if (!since) return refuse(json_error(400, std::string("invalid since: expected ") + kTimePointForms));
   auto until = parse_time_point(answer.until, now);
