@@ -1,6 +1,7 @@
 #include "sources/job_archive.hpp"
 
 #include "core/deflate.hpp"
+#include "sources/archive_dictionary.hpp"
 #include "sources/archive_schema.hpp"
 
 #include <charconv>
@@ -78,7 +79,8 @@ model::ArchivedJob from_row(const SqlRow& row) {
   a.warning = integer(row[22]).value_or(0) != 0;
   a.from_metrics = integer(row[23]).value_or(0) != 0;
   a.archived_at = integer(row[24]).value_or(0);
-  if (row.size() > kColumnCount) a.usage_json = inflate_bytes(text(row[kColumnCount]), kMaxJson).value_or("");
+  if (row.size() > kColumnCount)
+    a.usage_json = inflate_bytes(text(row[kColumnCount]), kMaxJson, archive_json_dictionaries()).value_or("");
   if (row.size() > kColumnCount + 1) a.series = text(row[kColumnCount + 1]);
   return a;
 }
@@ -136,7 +138,7 @@ Result<int> JobArchive::store_version(const model::ArchivedJob& a, bool first_on
         std::int64_t{j.alloc_gpus}, optional_real(a.cpu_time_seconds), optional_real(a.memory_resident_mb),
         optional_real(a.gpu_utilization_mean), findings_text(a.findings), std::int64_t{a.warning ? 1 : 0},
         std::int64_t{a.from_metrics ? 1 : 0}, a.archived_at,
-        SqlBlob{deflate_bytes(a.usage_json, 9, DeflateWrapper::Zlib)},
+        SqlBlob{deflate_with_dictionary(a.usage_json, 9, archive_json_dictionary())},
         a.series.empty() ? SqlParam(nullptr) : SqlParam(SqlBlob{a.series}),
         // A first version is in force at once; a later one once the flag moves.
         std::int64_t{version == 1 ? 1 : 0}, *mask, figures.core_s, figures.core_s_known, figures.core_s_wasted,

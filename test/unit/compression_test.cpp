@@ -143,3 +143,19 @@ TEST_CASE("gzip_response compresses large text for a client that accepts gzip", 
     CHECK(incompressible.header("Content-Encoding") == nullptr);
   }
 }
+
+TEST_CASE("a zlib stream with a preset dictionary needs that dictionary back", "[compression]") {
+  const std::string dictionary = "\"time_core\": [{\"core\": \"node01_core_0\", \"unit\": \"s\"}]";
+  const std::string text = "{\"time_core\": [{\"core\": \"node01_core_7\", \"unit\": \"s\"}]}";
+  const std::string with = deflate_with_dictionary(text, 9, dictionary);
+  CHECK(with.size() < deflate_bytes(text, 9, DeflateWrapper::Zlib).size());
+  CHECK((static_cast<unsigned char>(with[1]) & 0x20) != 0);  // FDICT: the stream names its dictionary
+  // Found among several by its Adler-32, whatever the order.
+  CHECK(inflate_bytes(with, 1 << 20, {"another", dictionary}) == text);
+  CHECK(inflate_bytes(with, 1 << 20, {dictionary}) == text);
+  // Without it, or with another: malformed, never garbage.
+  CHECK_FALSE(inflate_bytes(with, 1 << 20));
+  CHECK_FALSE(inflate_bytes(with, 1 << 20, {dictionary + " "}));
+  // A stream without a dictionary ignores those offered.
+  CHECK(inflate_bytes(deflate_bytes(text, 9, DeflateWrapper::Zlib), 1 << 20, {dictionary}) == text);
+}
