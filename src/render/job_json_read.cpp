@@ -374,7 +374,10 @@ Result<model::JobReport> report_from_job_json(std::string_view document, model::
   // The id is the record's (the JSON's is numeric only): the key says this is a job JSON.
   r.number_or_null(r.at(root, "jobid"));
   usage.runtime_seconds = runtime_of(r, r.at(root, "runtime"), usage.job);
-  auto alloc_cpus = r.whole_or_null(r.at(r.at(root, "alloc_tres"), "alloc_cpu"));
+  const Node tres = r.at(root, "alloc_tres");
+  auto alloc_cpus = r.whole_or_null(r.at(tres, "alloc_cpu"));
+  // The archive keeps the billing weight in the JSON alone, not in a column.
+  if (auto billing = r.whole_or_null(r.at(tres, "billing")); billing && !usage.job.billing) usage.job.billing = billing;
   if (const json::value* why = doc.get_object().if_contains("no_usage")) {
     // The one sentence is the first thing missing, or says nothing was.
     std::string sentence = r.string({why, "no_usage"});

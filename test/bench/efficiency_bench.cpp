@@ -18,6 +18,7 @@
 #include "core/deflate.hpp"
 #include "render/job_render.hpp"
 #include "sample_jobs.hpp"
+#include "sources/archive_dictionary.hpp"
 #include "sources/archive_efficiency.hpp"
 #include "sources/archive_schema.hpp"
 #include "sources/job_archive.hpp"
@@ -88,7 +89,7 @@ std::vector<std::string> sample_json_blobs() {
   for (const model::JobReport& report :
        {test::four_node_job(), test::gpu_training_job(), test::page_cache_job(), test::accounting_only_job()}) {
     model::ArchivedJob record = analysis::archive_record(report, render::job_json(report), kNow);
-    out.push_back(deflate_bytes(record.usage_json, 9, DeflateWrapper::Zlib));
+    out.push_back(deflate_with_dictionary(record.usage_json, 9, sources::archive_json_dictionary()));
   }
   return out;
 }
