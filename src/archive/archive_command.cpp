@@ -29,6 +29,9 @@ int run_archive(const ArchiveCommandOptions& options) {
   const std::int64_t now = epoch_seconds();
   std::optional<std::int64_t> since;
   if (!options.since.empty()) since = time_point_option("--since", options.since, now);
+  // Without --since a pass runs from the watermark to now, as serve's does:
+  // an end of its own would leave the watermark short of it.
+  if (!since && !options.until.empty()) throw StartupError("--until needs --since (a backfill window)");
 
   analysis::AnalysisStack stack(options.analysis, analysis::AnalysisStack::WithDirectory::No);
   ArchiverOptions archiver_options;

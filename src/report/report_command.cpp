@@ -3,6 +3,8 @@
 #include "report/report_io.hpp"
 
 #include "analysis/analysis_stack.hpp"
+#include "archive/archived_report.hpp"
+#include "archive/shared_archive.hpp"
 #include "core/atomic_file.hpp"
 #include "core/log.hpp"
 #include "core/startup_error.hpp"
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -159,6 +162,53 @@ int send_report(const ReportOptions& options, const model::JobId& id, const mode
   return 0;
 }
 
+// The numeric id the archive keeps job `id` under: the record's JobIDRaw
+// when accounting answered, else the id itself when it is a plain job (an
+// array task's or a het component's raw id is known to accounting alone).
+std::optional<std::int64_t> archive_key(const Result<model::JobReport>& report, const model::JobId& id) {
+  if (!report) {
+    if (id.array_task || id.het_component) return std::nullopt;
+    return id.job;
+  }
+  const std::string& raw = report->usage.job.raw_id;
+  std::int64_t key = 0;
+  auto [end, error] = std::from_chars(raw.data(), raw.data() + raw.size(), key);
+  if (raw.empty() || error != std::errc{} || end != raw.data() + raw.size()) return std::nullopt;
+  return key;
+}
+
+// The job archive's report of a finished job that Prometheus no longer has
+// samples of, or that accounting or Prometheus could not give (purged, down),
+// as serve answers it; nullopt when there is none to give. Only an existing
+// archive is read: this command never creates one.
+std::optional<archive::ArchivedReport> from_archive(const ReportOptions& options,
+                                                    const Result<model::JobReport>& report, const model::JobId& id) {
+  if (report) {
+    if (!report->usage.job.finished() || !report->usage.no_metrics()) return std::nullopt;
+  } else if (report.error().kind != Error::Kind::NotFound && report.error().kind != Error::Kind::Unavailable) {
+    return std::nullopt;
+  }
+  const std::optional<std::int64_t> key = archive_key(report, id);
+  if (!key) return std::nullopt;
+  sources::ArchiveConnector connector(options.archive.store);
+  if (!connector.exists()) return std::nullopt;
+  archive::SharedArchive shared(connector);
+  auto kept = shared.with([&](sources::JobArchive& archive, sources::SqlDatabase&) { return archive.latest(*key); });
+  if (!kept) {
+    log::warning("job " + id.text() + ": the job archive: " + kept.error().message);
+    return std::nullopt;
+  }
+  if (!*kept) return std::nullopt;
+  auto drawn = archive::archived_report(**kept, options.analysis.analyzer.thresholds);
+  if (!drawn) {
+    log::warning(drawn.error().message);
+    return std::nullopt;
+  }
+  // Prometheus failed: any record beats none. It had nothing: only one with samples.
+  if (report && drawn->report.usage.no_metrics()) return std::nullopt;
+  return std::move(*drawn);
+}
+
 }  // namespace
 
 std::string mail_subject(const model::JobReport& report) {
@@ -196,6 +246,11 @@ int run_report(const ReportOptions& options) {
   }
 
   Result<model::JobReport> report = analyzer.analyze(*id);
+  std::optional<std::string> archived_json;
+  if (std::optional<archive::ArchivedReport> kept = from_archive(options, report, *id)) {
+    report = std::move(kept->report);
+    archived_json = std::move(kept->json);
+  }
   // The sources' messages already name the job and where it was looked for.
   if (!report) return fail(report.error());
   if (options.send_mail && report->usage.job.finished() && !report->settled) {
@@ -213,7 +268,7 @@ int run_report(const ReportOptions& options) {
     return kExitUsage;
   }
   if (options.json) {
-    write_stdout(render::job_json(*report));
+    write_stdout(archived_json ? *archived_json : render::job_json(*report));
   } else if (options.mail) {
     write_stdout(render::mail_text(*report, pdf_url_of(options.public_url, *id)));
   } else if (!options.pdf_file.empty()) {
@@ -222,6 +277,7 @@ int run_report(const ReportOptions& options) {
   } else if (options.send_mail) {
     return send_report(options, *id, *report);
   } else {
+    if (archived_json) std::fprintf(stderr, "petricore: job %s: from the job archive\n", id->text().c_str());
     write_stdout(render::terminal_text(*report, ::isatty(STDOUT_FILENO) == 1));
   }
   return 0;

@@ -6,6 +6,8 @@
 #include "sources/mariadb_library.hpp"
 #include "sources/sqlite_library.hpp"
 
+#include <unistd.h>
+
 namespace petricore::sources {
 
 ArchiveConnector::ArchiveConnector(const ArchiveOptions& options)
@@ -20,6 +22,11 @@ ArchiveConnector::ArchiveConnector(const ArchiveOptions& options)
     if (db_.database.empty()) throw StartupError("[archive.db] database must not be empty");
     password_ = read_password_file(db_.password_file, "[archive.db] password_file");
   }
+}
+
+bool ArchiveConnector::exists() const {
+  if (store_ == "sqlite") return ::access(path_.c_str(), F_OK) == 0;
+  return enabled();
 }
 
 std::string ArchiveConnector::describe() const {

@@ -36,6 +36,11 @@ class ArchiveConnector {
   // "sqlite at /var/lib/petricore/archive.db", "mariadb at db1:3306/petricore".
   std::string describe() const;
 
+  // Whether there may be records to read: the store is MariaDB, or the
+  // SQLite file exists. A reader that is not the archiver checks this
+  // first, because connect() would create the file, owned by the reader.
+  bool exists() const;
+
   // A new connection, its schema migrated to the current version.
   // Unavailable when the database cannot be reached or written; BadInput
   // when the file is not a database or its schema is newer than this

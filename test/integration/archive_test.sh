@@ -24,7 +24,8 @@
 #         wasted, 31.25 GB-hours requested (32000 MB x 1 h), 10.74 used;
 #       physics: 1 job, 4 core-hours allocated, GPU-hours 2 allocated, 2 idle.
 #   * `report --user alice` and `report --account research --json` print the
-#     same figures from the archive alone.
+#     same figures from the archive alone; `report A --json` over P2 answers
+#     from the archive as serve does, and a report never creates an archive.
 #   * A damaged archive file: serve starts, /healthz says "degraded" naming
 #     the file, petricore_archive_errors_total counts, the job routes answer.
 #   * MariaDB: two serve instances whose archivers share one archive database
@@ -108,6 +109,9 @@ interval = 300
 EOF
 SINCE=$((START - 3600))
 since_text=$(date -u -d "@$SINCE" +%Y-%m-%dT%H:%M:%S)
+# The fleet answers compared across servers name their end: a default "now"
+# moves on between them (and a minute boundary changes the answer's until).
+until_text=$(date -u -d "@$((END + 3600))" +%Y-%m-%dT%H:%M:%S)
 common=(--prometheus "$P1_URL" --accounting prometheus)
 
 # --- petricore archive: a backfill, then again (idempotent)
@@ -124,6 +128,10 @@ rc=$?
 [ "$rc" = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] \
   && [[ "$out" == *"--since must be"* ]]
 verdict "archive --since with a bad date: exit 2 and one line ($out)" $?
+out=$("$PETRICORE" --config "$T/sqlite.toml" archive --until now "${common[@]}" 2>&1)
+rc=$?
+[ "$rc" = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [[ "$out" == *"--until needs --since"* ]]
+verdict "archive --until without --since: exit 2 and one line ($out)" $?
 
 # What P1 answers, to compare the archive's answers with.
 "$PETRICORE" report "$JOB_A" --json "${common[@]}" >"$T/a_live.json" 2>"$T/report_live.err" ||
@@ -168,7 +176,7 @@ code=$(as alice "$S/api/v1/users/alice")
 verdict "alice's user route lists archived job A" $?
 
 # --- the fleet view
-U="$S/api/v1/efficiency?by=account&since=$since_text"
+U="$S/api/v1/efficiency?by=account&since=$since_text&until=$until_text"
 code=$(as carol "$U")
 check "efficiency by account as admin: 200" [ "$code" = 200 ]
 cp "$T/body" "$T/fleet_admin.json"
@@ -226,6 +234,22 @@ body=$(curl -s --max-time 5 "$S/healthz")
 check "healthz: ok ($body)" [ "$body" = ok ]
 curl -s --max-time 5 "$S/metrics" >"$T/metrics.txt"
 check "metrics: petricore_archive_errors_total 0" grep -q '^petricore_archive_errors_total 0' "$T/metrics.txt"
+
+# --- report JOBID over the empty Prometheus: the archive answers as serve does
+"$PETRICORE" --config "$T/sqlite.toml" report "$JOB_A" --json --prometheus "$P2_URL" --accounting prometheus \
+  >"$T/a_report.json" 2>"$T/a_report.err"
+rc=$?
+[ "$rc" = 0 ] && [ "$(jq -r .source "$T/a_report.json")" = archive ] \
+  && diff <(jq -S 'del(.source)' "$T/a_report.json") <(jq -S . "$T/a_live.json") >/dev/null
+verdict "report $JOB_A --json over an empty Prometheus: the archive's JSON (rc $rc)" $?
+out=$("$PETRICORE" --config "$T/sqlite.toml" report "$JOB_A" --prometheus "$P2_URL" --accounting prometheus 2>&1)
+[[ "$out" == *"from the job archive"* ]] && [[ "$out" == *alice* ]]
+verdict "report $JOB_A in the terminal: from the job archive" $?
+sed "s|$T/archive.db|$T/none/archive.db|" "$T/sqlite.toml" >"$T/absent.toml"
+out=$("$PETRICORE" --config "$T/absent.toml" report "$JOB_A" --prometheus "$P2_URL" --accounting prometheus 2>&1)
+rc=$?
+[ "$rc" != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [ ! -e "$T/none" ]
+verdict "report of a job nobody has: one line, exit $rc, no archive created ($out)" $?
 
 # --- report from the archive alone
 out=$("$PETRICORE" --config "$T/sqlite.toml" report --user alice --since "$since_text" 2>&1)
@@ -305,12 +329,12 @@ EOF
     sleep 3  # both archivers have had a few more passes
     rows=$(mariadb_root -N -e "SELECT COUNT(*), COUNT(DISTINCT job_id), MAX(version) FROM petricore_archive.archived_jobs")
     check "two archivers on one MariaDB: 2 rows, 2 jobs, version 1 ($rows)" [ "$(echo "$rows" | tr '\t' ' ')" = "2 2 1" ]
-    as carol "$M1/api/v1/efficiency?by=account&since=$since_text" >/dev/null && cp "$T/body" "$T/m1.json"
-    as carol "$M2/api/v1/efficiency?by=account&since=$since_text" >/dev/null && cp "$T/body" "$T/m2.json"
+    as carol "$M1/api/v1/efficiency?by=account&since=$since_text&until=$until_text" >/dev/null && cp "$T/body" "$T/m1.json"
+    as carol "$M2/api/v1/efficiency?by=account&since=$since_text&until=$until_text" >/dev/null && cp "$T/body" "$T/m2.json"
     [ -s "$T/m1.json" ] \
-      && diff <(jq -S . "$T/m1.json") <(jq -S . "$T/m2.json") >/dev/null \
-      && diff <(jq -S . "$T/m1.json") <(jq -S . "$T/fleet_admin.json") >/dev/null
-    verdict "both instances answer the same fleet view" $?
+      && diff <(jq -S . "$T/m1.json") <(jq -S . "$T/m2.json") >"$T/fleet.diff" \
+      && diff <(jq -S . "$T/m1.json") <(jq -S . "$T/fleet_admin.json") >"$T/fleet.diff"
+    verdict "both instances answer the same fleet view, the SQLite one's: $(head -c 600 "$T/fleet.diff")" $?
     mariadb_stop
     body=''
     for _ in $(seq 1 60); do
@@ -328,3 +352,4 @@ EOF
 fi
 
 summary
+[ "$failed" = 0 ]
