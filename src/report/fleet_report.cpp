@@ -82,6 +82,10 @@ int run_fleet_report(const ReportOptions& options) {
 
   sources::ArchiveConnector connector(options.archive.store);
   if (!connector.enabled()) throw StartupError("[archive] store is none: the fleet view reads the job archive");
+  // A reader never creates the archive: the file would belong to its user.
+  if (!connector.exists())
+    return fail(unavailable("no job archive: " + connector.describe() +
+                            " does not exist (petricore serve's archiver or petricore archive fills it)"));
   archive::SharedArchive archive(connector);
 
   if (options.send_mail) {

@@ -17,6 +17,9 @@
 # wrapper (packaging/petricore-mailprog) for an "Ended" subject (petricore
 # sends) and a "Began" subject (the fallback mail program gets Slurm's
 # arguments and body); usage errors, a running and an unknown job (exit 2);
+# the monthly efficiency digests (`report --user U --send-mail` and
+# `--every-user`) from an SQLite job archive that `petricore archive` fills:
+# recipients, subject, text against `report --user --json`, the PDF;
 # the SMTP server down (exit 1, one stderr line naming it, no password).
 #
 # Usage: smtp_test.sh PETRICORE_BINARY
@@ -37,7 +40,7 @@ MAILPROG=$(cd "$(dirname "$0")/../../packaging" && pwd)/petricore-mailprog
 source "$(dirname "$0")/../../scripts/lib/slapd.sh"
 # shellcheck source=SCRIPTDIR/../../scripts/lib/tap.sh
 source "$(dirname "$0")/../../scripts/lib/tap.sh"
-why=$(prom_unavailable promtool python3 pdfinfo)
+why=$(prom_unavailable promtool python3 pdfinfo jq)
 [ -z "$why" ] || skip "$why"
 # Debian's python: a pyenv or venv python3 on PATH does not see its packages.
 PY=/usr/bin/python3
@@ -305,7 +308,67 @@ check "the running-job message says it is still running" grep -q "still running"
 expect_exit "unknown job --send-mail" 2 report report "$((JOB_A + 99))" --send-mail --to x@example.org --smtp "$SMTP_URL"
 check "nothing was sent for the running or the unknown job" test "$(stored)" = "$before"
 
-# --- 7. the SMTP server down
+# --- 7. the efficiency digests, from a job archive `petricore archive` fills
+cp "$T/petricore.toml" "$T/digest.toml"
+cat >>"$T/digest.toml" <<EOF
+
+[archive]
+store = "sqlite"
+path = "$T/archive.db"
+cluster = "smtp-test"
+EOF
+digest_since=$(date -u -d "@$((END - 7200))" +%Y-%m-%dT%H:%M:%S)
+"$PETRICORE" --config "$T/digest.toml" archive --quiet --since "$digest_since" \
+  >"$T/archive.out" 2>"$T/archive.err"
+check "petricore archive stores jobs $JOB_A and $JOB_B ($(cat "$T/archive.out") $(head -c 200 "$T/archive.err"))" \
+  grep -q "^2 jobs archived" "$T/archive.out"
+digest() { "$PETRICORE" --log-level warning --config "$T/digest.toml" report --since "$digest_since" "$@"; }
+before=$(stored)
+digest --user alice --send-mail >"$T/digest.out" 2>"$T/digest.err"
+rc=$?
+check "report --user alice --send-mail exits 0 (exit $rc: $(head -c 300 "$T/digest.err"))" test "$rc" = 0
+check "it says it sent alice's digest of 1 job ($(cat "$T/digest.out"))" \
+  grep -qF "sent the efficiency digest of user alice (1 jobs) to alice@example.net via $SMTP_URL" "$T/digest.out"
+if [ "$(stored)" = $((before + 1)) ]; then
+  parse_message "$(newest_message)" "$T/d1"
+  check "the digest goes to alice@example.net (got $(cat "$T/d1/rcpt"))" test "$(cat "$T/d1/rcpt")" = alice@example.net
+  check "its subject is the efficiency digest's (got '$(cat "$T/d1/subject")')" \
+    grep -q "^Your Slurm jobs' efficiency, " "$T/d1/subject"
+  check "Python's email parser finds no defects in it ($(head -c 200 "$T/d1/defects"))" test ! -s "$T/d1/defects"
+  # The figures are those of `report --user alice --json`: her one job A.
+  digest --user alice --json >"$T/alice.json" 2>/dev/null
+  used=$(jq -r '.total.core_hours.used' "$T/alice.json" 2>/dev/null)
+  check "the text greets alice" grep -q "^Hello alice," "$T/d1/text"
+  check "the text links job $JOB_A's page" grep -qF "https://petricore.example.org/jobs/$JOB_A" "$T/d1/text"
+  check "the text gives the core-hours used of report --user alice --json ($used)" \
+    grep -qF " $used " "$T/d1/text"
+  check "the text names none of bob's jobs" test -z "$(grep -F "$JOB_B" "$T/d1/text")"
+  check "the attachment is named efficiency-alice.pdf (got '$(cat "$T/d1/pdf_name" 2>/dev/null)')" \
+    test "$(cat "$T/d1/pdf_name" 2>/dev/null)" = efficiency-alice.pdf
+  if [ -s "$T/d1/pdf" ] && pdfinfo "$T/d1/pdf" >"$T/d1/pdfinfo" 2>&1; then
+    ok "pdfinfo reads the digest's PDF ($(grep -m1 '^Pages:' "$T/d1/pdfinfo" | tr -s ' '))"
+  else
+    not_ok "pdfinfo reads the digest's PDF ($(head -c 200 "$T/d1/pdfinfo" 2>/dev/null))"
+  fi
+else
+  not_ok "alice's digest was stored"
+fi
+before=$(stored)
+digest --every-user --send-mail >"$T/every.out" 2>"$T/every.err"
+rc=$?
+check "report --every-user --send-mail: exit 0, 2 digests sent (exit $rc: $(tail -n 1 "$T/every.out") $(head -c 200 "$T/every.err"))" \
+  test "$rc" = 0 -a "$(tail -n 1 "$T/every.out")" = "2 digests sent, 0 failed"
+rcpts=$(find "$MAILDIR/new" -type f -newer "$T/digest.out" -exec grep -h '^X-RcptTo:' {} + 2>/dev/null | tr -d '\r' | sort | tr '\n' ' ')
+check "one digest each to alice and bob (got $rcpts)" \
+  test "$(stored)" = $((before + 2)) -a "$rcpts" = "X-RcptTo: alice@example.net X-RcptTo: bob@example.net "
+expect_exit "--every-user without --send-mail" 2 digest --every-user
+sed "s|$T/archive.db|$T/no-archive/archive.db|" "$T/digest.toml" >"$T/noarchive.toml"
+"$PETRICORE" --config "$T/noarchive.toml" report --user alice --send-mail >"$T/e.out" 2>"$T/e.err"
+rc=$?
+check "a digest without an archive: exit 1, one line, no archive created (exit $rc: $(head -n 1 "$T/e.err"))" \
+  test "$rc" = 1 -a "$(wc -l <"$T/e.err")" = 1 -a ! -e "$T/no-archive"
+
+# --- 8. the SMTP server down
 smtp_stop
 DOWN="smtp://127.0.0.1:$SMTP_PORT"
 report report "$JOB_A" --send-mail --to x@example.org --smtp "smtp://mailer:s3cret@127.0.0.1:$SMTP_PORT" \
