@@ -6,6 +6,7 @@
 
 #include "analysis/archive_record.hpp"
 #include "archive_stores.hpp"
+#include "golden_jobs.hpp"
 #include "model/series_codec.hpp"
 #include "render/job_charts.hpp"
 #include "render/job_html.hpp"
@@ -31,165 +32,9 @@ using model::Series;
 
 namespace {
 
-using Labels = std::map<std::string, std::string>;
-using Metrics = std::map<std::string, std::vector<Series>>;
+using namespace petricore::test::golden;
 
-constexpr std::int64_t kStart = test::kSampleStart;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-JobReport report_of(JobRecord record, Metrics metrics, std::optional<std::vector<Series>> gpu = std::nullopt,
-                    model::RuleThresholds thresholds = {}) {
-  JobReport report;
-  report.usage = analysis::summarize(std::move(record), std::move(metrics), std::move(gpu));
-  report.findings = analysis::evaluate_rules(report.usage, thresholds);
-  report.warning = model::has_warning(report.findings);
-  report.thresholds = std::move(thresholds);
-  return report;
-}
-
-// One sample per minute from the job's start.
-Series per_minute(Labels labels, std::vector<double> values) {
-  Series s;
-  s.labels = std::move(labels);
-  for (std::size_t i = 0; i < values.size(); ++i)
-    s.samples.push_back({static_cast<double>(kStart) + 60.0 * static_cast<double>(i), values[i]});
-  return s;
-}
-
-Labels on(const std::string& instance, Labels extra = {}) {
-  extra["instance"] = instance;
-  extra["slurm_job"] = "51234";
-  return extra;
-}
-
-// The jobs of render_test.cpp (its golden files' inputs), built the same way.
-JobReport serial_job() {
-  JobRecord job;
-  job.job_id = job.raw_id = "51234";
-  job.name = "fit-model";
-  job.user = "alice";
-  job.account = "def-alice";
-  job.partition = "cpu";
-  job.state = "COMPLETED";
-  job.start = kStart;
-  job.end = kStart + 602;
-  job.time_limit_seconds = 3600;
-  job.alloc_cpus = 4;
-  job.alloc_mem_mb = 8000;
-  job.alloc_nodes = 1;
-  job.node_list = "node01";
-  job.billing = 4;
-  Metrics m;
-  m["jobs_cpu_percent"] = {per_minute(on("node01"), {0, 98, 99.5, 100, 99, 100, 98.5, 99, 100, 100, 99})};
-  m["jobs_cpu_time_total"] = {per_minute(on("node01"), {0, 60, 120, 180, 240, 300, 360, 420, 480, 540, 590.25})};
-  m["jobs_user_time"] = {per_minute(on("node01"), {0, 580.5})};
-  m["jobs_system_time"] = {per_minute(on("node01"), {0, 9.75})};
-  m["jobs_cpu_time_core"] = {
-      per_minute(on("node01", {{"core", "0"}}), {0, 560.25}), per_minute(on("node01", {{"core", "1"}}), {0, 10}),
-      per_minute(on("node01", {{"core", "2"}}), {0, 10}), per_minute(on("node01", {{"core", "3"}}), {0, 10})};
-  m["jobs_rss"] = {per_minute(on("node01"), {100, 900, 1500, 1480})};
-  m["jobs_memory_peak_mb"] = {per_minute(on("node01"), {120, 950, 1550.5, 1550.5})};
-  m["jobs_opened_files"] = {per_minute(on("node01"), {3, 4, 4, 5})};
-  m["jobs_read_mb"] = {per_minute(on("node01"), {0, 400, 812.4})};
-  m["jobs_write_mb"] = {per_minute(on("node01"), {0, 10, 20.6})};
-  m["jobs_read_count"] = {per_minute(on("node01"), {0, 900, 1800})};
-  m["jobs_write_count"] = {per_minute(on("node01"), {0, 60, 120})};
-  m["jobs_uses_scratch"] = {per_minute(on("node01"), {0, 0, 0})};
-  m["jobs_thread_count"] = {per_minute(on("node01", {{"proc_name", "python3"}}), {1, 1, 1}),
-                            per_minute(on("node01", {{"proc_name", "bash"}}), {1, 1})};
-  return report_of(job, m);
-}
-
-JobReport gpu_job() {
-  JobRecord job;
-  job.job_id = job.raw_id = "51240";
-  job.name = "train";
-  job.user = "bob";
-  job.account = "rrg-bob";
-  job.state = "COMPLETED";
-  job.start = kStart;
-  job.end = kStart + 7200;
-  job.time_limit_seconds = 8 * 3600;
-  job.alloc_cpus = 4;
-  job.alloc_mem_mb = 16000;
-  job.alloc_nodes = 2;
-  job.node_list = "gpu[01-02]";
-  job.alloc_gpus = 2;
-  job.billing = 12;
-  Metrics m;
-  m["jobs_cpu_percent"] = {per_minute(on("gpu01"), {190, 200, 200}), per_minute(on("gpu02"), {150, 100, 150})};
-  m["jobs_cpu_time_total"] = {per_minute(on("gpu01"), {14000}), per_minute(on("gpu02"), {9000})};
-  m["jobs_user_time"] = {per_minute(on("gpu01"), {13000}), per_minute(on("gpu02"), {8000})};
-  m["jobs_system_time"] = {per_minute(on("gpu01"), {1000}), per_minute(on("gpu02"), {1000})};
-  m["jobs_cpu_time_core"] = {
-      per_minute(on("gpu01", {{"core", "0"}}), {7000}), per_minute(on("gpu01", {{"core", "1"}}), {7000}),
-      per_minute(on("gpu02", {{"core", "0"}}), {7000}), per_minute(on("gpu02", {{"core", "1"}}), {2000})};
-  m["jobs_rss"] = {per_minute(on("gpu01"), {6000, 6500}), per_minute(on("gpu02"), {6000, 6400})};
-  m["jobs_opened_files"] = {per_minute(on("gpu01"), {20}), per_minute(on("gpu02"), {21})};
-  m["jobs_read_mb"] = {per_minute(on("gpu01"), {40})};
-  m["jobs_write_mb"] = {per_minute(on("gpu01"), {2})};
-  m["jobs_read_count"] = {per_minute(on("gpu01"), {100})};
-  m["jobs_write_count"] = {per_minute(on("gpu01"), {10})};
-  m["jobs_uses_scratch"] = {per_minute(on("gpu01"), {1}), per_minute(on("gpu02"), {0})};
-  m["jobs_thread_count"] = {per_minute(on("gpu01", {{"proc_name", "python"}}), {6, 6}),
-                            per_minute(on("gpu02", {{"proc_name", "python"}}), {6, 7})};
-  m["jobs_gpus_used"] = {per_minute(on("gpu01", {{"gpuid", "0"}}), {1}),
-                         per_minute(on("gpu02", {{"gpuid", "1"}}), {1})};
-  std::vector<Series> utilisation = {per_minute({{"instance", "gpu01"}, {"gpu", "0"}}, {0, 0}),
-                                     per_minute({{"instance", "gpu02"}, {"gpu", "1"}}, {0, 0})};
-  return report_of(job, m, utilisation);
-}
-
-JobReport oom_without_metrics() {
-  JobRecord job;
-  job.job_id = "51250_3";
-  job.raw_id = "51253";
-  job.name = "assemble";
-  job.user = "carol";
-  job.account = "def-carol";
-  job.state = "OUT_OF_MEMORY";
-  job.start = kStart;
-  job.end = kStart + 95;
-  job.alloc_cpus = 1;
-  job.alloc_mem_mb = 2000;
-  job.alloc_nodes = 1;
-  job.node_list = "node07";
-  return report_of(job, {});
-}
-
-JobReport running_job() {
-  JobRecord job;
-  job.job_id = job.raw_id = "51260";
-  job.user = "dave";
-  job.account = "def-dave";
-  job.state = "RUNNING";
-  job.start = kStart;
-  job.alloc_cpus = 2;
-  job.alloc_nodes = 1;
-  job.node_list = "node02";
-  Metrics m;
-  m["jobs_cpu_percent"] = {per_minute(on("node02"), {199, 200, 198.5})};
-  m["jobs_rss"] = {per_minute(on("node02"), {500, 510})};
-  return report_of(job, m);
-}
-
-// pdf_report_test.cpp's job killed for memory before any sample.
-JobReport pdf_no_metrics_job() {
-  JobRecord job;
-  job.job_id = job.raw_id = "9001";
-  job.name = "oom";
-  job.user = "bob";
-  job.account = "def-bob";
-  job.partition = "cpu";
-  job.state = "OUT_OF_MEMORY";
-  job.start = kStart;
-  job.end = kStart + 40;
-  job.alloc_cpus = 4;
-  job.alloc_mem_mb = 2000;
-  job.alloc_nodes = 1;
-  job.node_list = "node07";
-  return report_of(std::move(job), {});
-}
 
 // job_charts_test.cpp's one-node job with `count` series of `metric`.
 JobReport many_series_job(const std::string& metric, int count) {
@@ -279,7 +124,7 @@ std::vector<Case> all_reports() {
   add("gpu_other_exporter", gpu_job());
   add("oom_no_metrics", oom_without_metrics());
   add("running", running_job());
-  add("pdf_no_metrics", pdf_no_metrics_job());
+  add("pdf_no_metrics", test::oom_before_samples_job());
   add("many_core_series", many_series_job("jobs_cpu_time_core", 5));
   add("many_cpu_percent_series", many_series_job("jobs_cpu_percent", 70));
   add("hand_built", hand_built_job());

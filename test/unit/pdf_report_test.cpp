@@ -131,23 +131,6 @@ bool poppler_missing() {
   return true;
 }
 
-model::JobReport no_metrics_job() {
-  model::JobRecord job;
-  job.job_id = job.raw_id = "9001";
-  job.name = "oom";
-  job.user = "bob";
-  job.account = "def-bob";
-  job.partition = "cpu";
-  job.state = "OUT_OF_MEMORY";
-  job.start = test::kSampleStart;
-  job.end = test::kSampleStart + 40;
-  job.alloc_cpus = 4;
-  job.alloc_mem_mb = 2000;
-  job.alloc_nodes = 1;
-  job.node_list = "node07";
-  return test::report_from(std::move(job), {});
-}
-
 }  // namespace
 
 TEST_CASE("the four-node job's report is a PDF of summary, two chart pages and a pie page", "[pdf]") {
@@ -248,7 +231,7 @@ TEST_CASE("a chart whose metric was not recorded is replaced by a sentence", "[p
 }
 
 TEST_CASE("a job without any metric still gets a PDF with its findings", "[pdf]") {
-  auto report = no_metrics_job();
+  auto report = test::oom_before_samples_job();
   REQUIRE(report.usage.no_metrics());
   REQUIRE_FALSE(report.findings.empty());
   std::string pdf = render::pdf_report(report);

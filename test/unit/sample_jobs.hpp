@@ -36,6 +36,25 @@ inline model::JobReport report_from(model::JobRecord record,
   return report;
 }
 
+// Job 9001 of bob, killed for memory 40 s in, before any sample reached
+// Prometheus: 4 cores and 2000 MB on node07, nothing measured.
+inline model::JobReport oom_before_samples_job() {
+  model::JobRecord job;
+  job.job_id = job.raw_id = "9001";
+  job.name = "oom";
+  job.user = "bob";
+  job.account = "def-bob";
+  job.partition = "cpu";
+  job.state = "OUT_OF_MEMORY";
+  job.start = kSampleStart;
+  job.end = kSampleStart + 40;
+  job.alloc_cpus = 4;
+  job.alloc_mem_mb = 2000;
+  job.alloc_nodes = 1;
+  job.node_list = "node07";
+  return report_from(std::move(job), {});
+}
+
 // Job 4242 of alice: 1 hour on 4 nodes (node01..node04) with 8 cores each,
 // sampled every 15 s (241 samples per series). Node n (1-based) runs at
 // 100 * (n + 1) % CPU (so 200, 300, 400, 500 %: far below the 3,200 % asked
