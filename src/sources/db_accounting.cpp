@@ -150,20 +150,11 @@ class DbAccounting final : public AccountingSource {
     // Newest first: by submit time, then by the number the user submitted
     // under (an array's or het job's own, not the raw id a task got when it
     // started), then by task or component.
-    auto result = query(select_ + where +
-                            " ORDER BY `time_submit` DESC, CASE WHEN `id_array_job` <> 0 THEN `id_array_job` WHEN "
-                            "`het_job_id` <> 0 THEN `het_job_id` ELSE `id_job` END DESC, `id_array_task` DESC, "
-                            "`het_job_offset` DESC LIMIT ?",
-                        params);
-    if (!result) return result.error();
-    std::vector<JobRecord> jobs;
-    std::vector<std::uint64_t> indexes;  // job_db_inx of jobs[i], 0 when absent
-    for (const auto& row : result->rows) {
-      jobs.push_back(record(row));
-      indexes.push_back(to_u64(at(row, "job_db_inx")).value_or(0));
-    }
-    if (auto steps = add_steps_of(jobs, indexes); !steps) return steps.error();
-    return jobs;
+    return listed(select_ + where +
+                      " ORDER BY `time_submit` DESC, CASE WHEN `id_array_job` <> 0 THEN `id_array_job` WHEN "
+                      "`het_job_id` <> 0 THEN `het_job_id` ELSE `id_job` END DESC, `id_array_task` DESC, "
+                      "`het_job_offset` DESC LIMIT ?",
+                  params);
   }
 
   // The jobs whose row ended in the window in a final state, by end and id,
@@ -177,9 +168,22 @@ class DbAccounting final : public AccountingSource {
     // time_end 0 (not ended) is out when since is 0 too.
     std::vector<SqlParam> params{std::max<std::int64_t>(since, 1), until,
                                  static_cast<std::int64_t>(std::min<std::size_t>(limit, 1000000))};
-    auto result = query(select_ + " WHERE `time_end` >= ? AND `time_end` < ? AND (`state` & 255) IN (" +
-                            final_state_list() + ") ORDER BY `time_end`, `id_job` LIMIT ?",
-                        params);
+    return listed(select_ + " WHERE `time_end` >= ? AND `time_end` < ? AND (`state` & 255) IN (" + final_state_list() +
+                      ") ORDER BY `time_end`, `id_job` LIMIT ?",
+                  params);
+  }
+
+  // The listings' records whole, as job() makes them: their step rows in one
+  // query per kStepBatch jobs instead of one per job.
+  bool lists_whole_records() const override { return true; }
+
+  std::string name() const override { return "db"; }
+
+ private:
+  // The job rows `sql` selects, in its order, each with its steps (the
+  // listings' records whole, as job() makes them).
+  Result<std::vector<JobRecord>> listed(const std::string& sql, const std::vector<SqlParam>& params) {
+    auto result = query(sql, params);
     if (!result) return result.error();
     std::vector<JobRecord> jobs;
     std::vector<std::uint64_t> indexes;  // job_db_inx of jobs[i], 0 when absent
@@ -191,13 +195,6 @@ class DbAccounting final : public AccountingSource {
     return jobs;
   }
 
-  // The listings' records whole, as job() makes them: their step rows in one
-  // query per kStepBatch jobs instead of one per job.
-  bool lists_whole_records() const override { return true; }
-
-  std::string name() const override { return "db"; }
-
- private:
   Result<SqlResult> query(const std::string& sql, const std::vector<SqlParam>& params) {
     bool pooled = false;
     auto connection = borrow(pooled);
