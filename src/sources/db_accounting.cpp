@@ -10,6 +10,7 @@
 // Connections are opened on first use; one that fails is dropped, so the next
 // call reconnects, and a call whose pooled connection turns out dead (server
 // restart, wait_timeout) is retried once on a fresh one.
+#include "core/idle_pool.hpp"
 #include "core/passwd.hpp"
 #include "core/secret_file.hpp"
 #include "core/startup_error.hpp"
@@ -23,7 +24,6 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <mutex>
 #include <stdexcept>
 
 namespace petricore::sources {
@@ -203,14 +203,14 @@ class DbAccounting final : public AccountingSource {
     if (!result && pooled && mariadb_error::connection_lost(connection->error_code())) {
       // The server restarted or timed idle connections out: the other pooled
       // ones are as dead as this one. Once more, on a new connection.
-      drop_idle();
+      idle_.clear();
       connection = MariaDbConnection::connect(target_);
       if (!connection) return connection.error();
       result = connection->run(sql, params);
     }
     // A connection that failed is dropped: the next call reconnects.
     if (result) {
-      give_back(std::move(*connection));
+      idle_.give_back(std::move(*connection));
     } else if (connection->error_code() == kUnknownColumn) {
       // The views of an older petricore: init-db replaces them.
       return unavailable(result.error().message +
@@ -220,29 +220,11 @@ class DbAccounting final : public AccountingSource {
     return result;
   }
 
-  void drop_idle() {
-    std::vector<MariaDbConnection> dead;  // closed after the lock is released
-    std::lock_guard<std::mutex> lock(mutex_);
-    dead.swap(idle_);
-  }
-
   Result<MariaDbConnection> borrow(bool& pooled) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!idle_.empty()) {
-        MariaDbConnection c = std::move(idle_.back());
-        idle_.pop_back();
-        pooled = true;
-        return c;
-      }
-    }
-    pooled = false;
+    std::optional<MariaDbConnection> idle = idle_.take();
+    pooled = idle.has_value();
+    if (idle) return std::move(*idle);
     return MariaDbConnection::connect(target_);
-  }
-
-  void give_back(MariaDbConnection connection) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (idle_.size() < kMaxIdleConnections) idle_.push_back(std::move(connection));
   }
 
   // "`a`, `b`, ...", and each column's index into `index`.
@@ -388,8 +370,7 @@ class DbAccounting final : public AccountingSource {
   std::string select_steps_from_;  // SELECT <columns> FROM `db`.`step_view` WHERE `job_db_inx`
   std::string select_steps_;       // ... = ? ORDER BY the step
   std::map<std::string, std::size_t> column_, step_column_;
-  std::mutex mutex_;
-  std::vector<MariaDbConnection> idle_;
+  IdlePool<MariaDbConnection> idle_{kMaxIdleConnections};
 };
 
 }  // namespace
