@@ -261,6 +261,10 @@ void add_serve(CLI::App& app, ServeCli& s) {
   s.app->add_option("--max-header-count", o.max_header_count, "Most headers in a request")->capture_default_str();
   s.app->add_option("--idle-timeout", o.idle_timeout_seconds, "Seconds before an idle connection is closed")
       ->capture_default_str();
+  s.app
+      ->add_option("--max-connections", o.max_connections,
+                   "Connections open at once; more get 503 (default 0: three quarters of the open-file limit)")
+      ->capture_default_str();
   s.app->add_option("--user-recent-jobs", o.user_recent_jobs, "Jobs summarised in /api/v1/users/<u>")
       ->capture_default_str();
   add_analysis_flags(s.app, s.cli, s.merges);

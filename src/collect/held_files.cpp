@@ -1,7 +1,8 @@
 #include "collect/held_files.hpp"
 
+#include "core/open_file_limit.hpp"
+
 #include <fcntl.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,26 +15,11 @@ namespace {
 // Never more than this share of the open-file limit: the sinks' sockets, the
 // other reader's held files and the fresh opens of a pass need the rest.
 std::size_t quarter_of_open_file_limit() {
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 256;  // a quarter of the customary 1024
-  if (limit.rlim_cur == RLIM_INFINITY) return std::numeric_limits<std::size_t>::max();
-  return static_cast<std::size_t>(limit.rlim_cur / 4);
+  const std::size_t limit = open_file_limit();
+  return limit == std::numeric_limits<std::size_t>::max() ? limit : limit / 4;
 }
 
 }  // namespace
-
-std::size_t raise_open_file_limit(std::size_t wanted) {
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
-  rlim_t target = std::min<rlim_t>(static_cast<rlim_t>(wanted), limit.rlim_max);
-  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < target) {
-    rlimit raised = limit;
-    raised.rlim_cur = target;
-    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-  }
-  return limit.rlim_cur == RLIM_INFINITY ? std::numeric_limits<std::size_t>::max()
-                                         : static_cast<std::size_t>(limit.rlim_cur);
-}
 
 HeldFiles::HeldFiles(std::size_t capacity) : capacity_(std::min(capacity, quarter_of_open_file_limit())) {}
 

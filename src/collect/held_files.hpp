@@ -21,6 +21,8 @@
 // the collector's cgroup). Not thread-safe: one per reader.
 #pragma once
 
+#include "core/open_file_limit.hpp"
+
 #include "collect/file_reader.hpp"
 #include "core/unique_fd.hpp"
 
@@ -110,10 +112,9 @@ class HeldFiles {
   std::uint64_t period_ = 0;
 };
 
-// Raises the soft open-file limit towards `wanted`, as far as the hard limit
-// allows: the held files of a busy node need more than the customary 1024
-// (HeldFiles takes at most a quarter of the limit it finds). Returns the soft
-// limit in force afterwards.
-std::size_t raise_open_file_limit(std::size_t wanted);
+// The collector raises the soft open-file limit (core/open_file_limit.hpp):
+// the held files of a busy node need more than the customary 1024, and
+// HeldFiles takes at most a quarter of the limit it finds.
+using petricore::raise_open_file_limit;
 
 }  // namespace petricore::collect

@@ -5,6 +5,7 @@
 #include "serve/http_server.hpp"
 
 #include "core/log.hpp"
+#include "core/open_file_limit.hpp"
 #include "serve/worker_pool.hpp"
 
 #include <boost/asio/dispatch.hpp>
@@ -79,10 +80,14 @@ struct Core {
         acceptor(net::make_strand(ioc)),
         accept_retry(acceptor.get_executor()),
         workers(std::max<std::size_t>(1, options.workers),
-                options.max_queued != 0 ? options.max_queued : std::max<std::size_t>(32, 8 * options.workers)) {}
+                options.max_queued != 0 ? options.max_queued : std::max<std::size_t>(32, 8 * options.workers)),
+        max_connections(options.max_connections != 0 ? options.max_connections
+                                                     : max_connections_for(open_file_limit())) {}
 
   void do_accept();
   void on_accept(beast::error_code ec, tcp::socket socket);
+  // Answers 503 and closes: the server holds max_connections already.
+  void refuse_connection(tcp::socket socket);
 
   ServerOptions options;
   HttpService& service;
@@ -98,6 +103,7 @@ struct Core {
   net::steady_timer accept_retry;
   std::vector<std::thread> io_threads;
   WorkerPool workers;
+  const std::size_t max_connections;
 };
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -334,13 +340,47 @@ void Core::on_accept(beast::error_code ec, tcp::socket socket) {
   std::shared_ptr<Session> session;
   {
     std::lock_guard<std::mutex> lock(sessions_mutex);
-    std::uint64_t id = next_session++;
-    session = std::make_shared<Session>(std::move(socket), *this, id);
-    sessions[id] = session;
+    if (sessions.size() < max_connections) {
+      std::uint64_t id = next_session++;
+      session = std::make_shared<Session>(std::move(socket), *this, id);
+      sessions[id] = session;
+    }
   }
-  session->start();
+  if (session) {
+    session->start();
+  } else {
+    refuse_connection(std::move(socket));
+  }
   do_accept();
 }
+
+void Core::refuse_connection(tcp::socket socket) {
+  // A short answer fits any fresh socket's send buffer: written at once,
+  // never waited for, and the descriptor is closed before the next accept.
+  static const std::string kRefusal =
+      "HTTP/1.1 503 Service Unavailable\r\nServer: petricore\r\nContent-Type: application/json\r\n"
+      "Retry-After: 1\r\nConnection: close\r\nContent-Length: 38\r\n\r\n{\"error\": \"too many open connections\"}";
+  beast::error_code ec;
+  socket.non_blocking(true, ec);
+  if (!ec) socket.write_some(net::buffer(kRefusal), ec);
+  socket.shutdown(tcp::socket::shutdown_both, ec);
+  socket.close(ec);
+  HttpRequest request;
+  HttpResponse response = json_error(503, "too many open connections");
+  try {
+    service.observe(request, response, 0.0);
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+std::size_t max_connections_for(std::size_t fd_limit) {
+  const std::size_t kept = std::max<std::size_t>(64, fd_limit / 4);
+  return fd_limit > kept + 16 ? fd_limit - kept : 16;
+}
+
+namespace {
 
 std::string endpoint_text(const std::string& host, std::uint16_t port) {
   if (host.find(':') != std::string::npos) return "[" + host + "]:" + std::to_string(port);

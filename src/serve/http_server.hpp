@@ -14,6 +14,9 @@
 //   malformed request                          -> 400, connection closed
 //   no complete request within idle_timeout    -> connection closed
 //   (also between keep-alive requests; a response write is bounded the same)
+//   max_connections open already               -> 503 and closed at once
+//   (before reading anything: a flood of idle connections cannot take
+//   every file descriptor, and the ones open keep being served)
 #pragma once
 
 #include "core/listen_address.hpp"  // ServerOptions host and port come from one
@@ -59,8 +62,14 @@ struct ServerOptions {
   std::size_t max_header_count = 64;
   std::size_t max_body_bytes = 1024;
   double idle_timeout_seconds = 30;
+  std::size_t max_connections = 0;    // open at once; 0 = from the file descriptor limit (max_connections_for)
   double stop_deadline_seconds = 10;  // graceful stop: in-flight requests get this long
 };
+
+// The connections a server may hold open under the process's file
+// descriptor limit `fd_limit`, leaving room for what else it opens
+// (Prometheus, the databases, LDAP, files): a quarter, at least 64, kept.
+std::size_t max_connections_for(std::size_t fd_limit);
 
 class HttpServer {
  public:

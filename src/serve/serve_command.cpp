@@ -11,6 +11,7 @@
 #include "archive/shared_archive.hpp"
 #include "core/listen_address.hpp"
 #include "core/log.hpp"
+#include "core/open_file_limit.hpp"
 #include "core/signals.hpp"
 #include "core/startup_error.hpp"
 #include "core/utf8.hpp"
@@ -33,6 +34,8 @@ namespace {
 
 constexpr std::size_t kMaxThreads = 256;
 constexpr std::size_t kMaxWorkers = 1024;
+// The soft open-file limit serve asks for (up to the hard one).
+constexpr std::size_t kServeOpenFileLimit = 65536;
 
 // The HttpService the server calls: the router, plus the metrics of every
 // response.
@@ -194,12 +197,18 @@ int run_serve(const ServeOptions& options) {
   server_options.max_header_bytes = options.max_request_bytes;
   server_options.max_header_count = options.max_header_count;
   server_options.idle_timeout_seconds = options.idle_timeout_seconds;
+  // Every connection holds a descriptor: the customary soft limit of 1024
+  // would cap a busy web host long before its memory does.
+  const std::size_t fd_limit = raise_open_file_limit(kServeOpenFileLimit);
+  server_options.max_connections =
+      options.max_connections != 0 ? options.max_connections : max_connections_for(fd_limit);
   HttpServer server(server_options, service);  // throws std::runtime_error when the port is taken
   server.start();
   if (archiver_loop) archiver_loop->start();
   log::info("serving on http://" + url_host(server.host()) + ":" + std::to_string(server.port()) + " (auth " +
             options.auth + ", accounting " + stack.accounting->name() + ", prometheus " + stack.prometheus.url() +
-            ", archive " + archive_connector.describe() + ")");
+            ", archive " + archive_connector.describe() + ", at most " +
+            std::to_string(server_options.max_connections) + " connections)");
 
   int signal = signals.wait();
   log::info(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") +

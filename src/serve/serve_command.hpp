@@ -28,6 +28,7 @@ struct ServeOptions {
   std::size_t max_request_bytes = 16384;  // request line + headers
   std::size_t max_header_count = 64;
   double idle_timeout_seconds = 30;
+  std::size_t max_connections = 0;    // open at once; 0 = from the open-file limit
   std::size_t user_recent_jobs = 20;  // jobs in /api/v1/users/<u>'s summary
   archive::ArchiveSettings archive;   // [archive]: the job archive and its archiver
 };
