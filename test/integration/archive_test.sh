@@ -334,7 +334,8 @@ EOF
     [ -s "$T/m1.json" ] \
       && diff <(jq -S . "$T/m1.json") <(jq -S . "$T/m2.json") >"$T/fleet.diff" \
       && diff <(jq -S . "$T/m1.json") <(jq -S . "$T/fleet_admin.json") >"$T/fleet.diff"
-    verdict "both instances answer the same fleet view, the SQLite one's: $(head -c 600 "$T/fleet.diff")" $?
+    rc=$?
+    verdict "both instances answer the same fleet view, the SQLite one's: $(head -c 600 "$T/fleet.diff")" "$rc"
     mariadb_stop
     body=''
     for _ in $(seq 1 60); do
