@@ -54,8 +54,10 @@ void add_collect(CLI::App& app, petricore::collect::CollectOptions& o) {
       ->capture_default_str();
   collect->add_option("--listen", o.listen,
                       "Serve /metrics on HOST:PORT or :PORT (default :9966 when no other sink is given)");
-  collect->add_option("--push", o.push_url,
-                      "Pushgateway base URL, e.g. http://localhost:9091 (PUT each interval, DELETE on stop)");
+  collect->add_option(
+      "--push", o.push_url,
+      "Pushgateway base URL, e.g. http://localhost:9091 (PUT each interval, DELETE on stop). A URL with "
+      "user:password@ belongs in the config file: the command line is visible in ps");
   collect->add_option("--push-timeout", o.push_timeout, "Seconds before a Pushgateway request is abandoned")
       ->capture_default_str();
   collect->add_option("--textfile", o.textfile,
@@ -177,7 +179,8 @@ void add_analysis_flags(CLI::App* sub, AnalysisOptions& cli, Merges& merges) {
   };
   flag(
       "--prometheus", [](AnalysisOptions& o) -> std::string& { return o.prometheus.url; },
-      "Prometheus (or Thanos, VictoriaMetrics) base URL, e.g. http://prometheus:9090");
+      "Prometheus (or Thanos, VictoriaMetrics) base URL, e.g. http://prometheus:9090. A URL with "
+      "user:password@ belongs in the config file: the command line is visible in ps");
   flag(
       "--prometheus-timeout", [](AnalysisOptions& o) -> double& { return o.prometheus.timeout_seconds; },
       "Seconds before a Prometheus request is abandoned (default 10)");
@@ -327,7 +330,8 @@ void add_report(CLI::App& app, ReportCli& r) {
       ->allow_extra_args(false);  // "--to a@b 4242": 4242 is the job id
   r.smtp_option = r.app->add_option("--smtp", r.smtp_url,
                                     "SMTP server URL, e.g. smtp://127.0.0.1:2525 (default [smtp] url, else "
-                                    "smtp://localhost:25)");
+                                    "smtp://localhost:25). A URL with user:password@ belongs in the config "
+                                    "file: the command line is visible in ps");
   r.public_url_option = r.app->add_option("--public-url", o.public_url,
                                           "Base URL of the PDF link in the mail (default [smtp] public_url)");
   add_analysis_flags(r.app, r.cli, r.merges);
@@ -422,7 +426,34 @@ std::string describe_config_error(CLI::App& app, const CLI::ConfigError& e) {
     section = key.substr(0, dot);
     key = key.substr(dot + 1);
   }
-  return "config file " + file + ": unknown key '" + key + "'" + (section.empty() ? "" : " in [" + section + "]");
+  // A line that is not `key = value` reaches here as a key made of the whole
+  // line, which may be a pasted password: a name is shown only when it could
+  // be one of ours (lower case, digits, '-' after '_' became '-').
+  const bool plausible = !key.empty() && key.size() <= 40 && std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+  const std::string where = section.empty() ? "" : " in [" + section + "]";
+  if (!plausible) return "config file " + file + ": a line" + where + " is not a known key = value (not shown)";
+  return "config file " + file + ": unknown key '" + key + "'" + where;
+}
+
+// CLI11 puts the refused value into its message ("Could not convert:
+// --timeout = <value>", "--cache-mb: Value <value> not in range 1 to ...").
+// A value may be a password put under the wrong key of the config file, and
+// the message goes to a terminal, a journal or a mail: name the option and
+// the rule, never the value.
+std::string describe_value_error(const CLI::ParseError& e) {
+  const std::string message = e.what();
+  std::string option;
+  const std::string convert = "Could not convert: ";
+  if (message.rfind(convert, 0) == 0) {
+    option = message.substr(convert.size(), message.find(" = ") - convert.size());
+  } else {
+    option = message.substr(0, message.find(": "));
+  }
+  const std::size_t range = message.find("not in range");
+  const std::string rule = range == std::string::npos ? "is not valid" : "is " + message.substr(range);
+  return option + ": the value given " + rule + " (not shown: it may be a secret)";
 }
 
 }  // namespace
@@ -461,6 +492,12 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ConfigError& e) {
     std::fprintf(stderr, "petricore: %s\n", describe_config_error(app, e).c_str());
+    return kExitUsage;
+  } catch (const CLI::ConversionError& e) {
+    std::fprintf(stderr, "petricore: %s\n", describe_value_error(e).c_str());
+    return kExitUsage;
+  } catch (const CLI::ValidationError& e) {
+    std::fprintf(stderr, "petricore: %s\n", describe_value_error(e).c_str());
     return kExitUsage;
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "petricore: %s\n", e.what());

@@ -21,8 +21,12 @@ std::string redact_userinfo(const std::string& url) {
   const std::size_t authority = url.find("://");
   if (authority == std::string::npos) return url;
   const std::size_t start = authority + 3;
-  const std::size_t end = std::min(url.find('/', start), url.size());
-  const std::size_t at = url.rfind('@', end == url.size() ? std::string::npos : end);
+  // The last '@' anywhere, not the last one before the path: a password
+  // written with a raw '/', '?' or '#' ("https://u:pa/ss@host") ends the
+  // authority early for a URL parser, but it is still the password that
+  // must not show. An '@' in a path costs the host in the message, which
+  // is the safe way to be wrong.
+  const std::size_t at = url.rfind('@');
   if (at == std::string::npos || at < start) return url;
   return url.substr(0, start) + "***" + url.substr(at);
 }

@@ -22,6 +22,7 @@
 // disposition is left alone.
 #include "sources/directory.hpp"
 
+#include "core/http_url.hpp"
 #include "core/log.hpp"
 #include "core/secret_file.hpp"
 #include "core/signals.hpp"
@@ -94,7 +95,7 @@ void validate_uri(const std::string& uri) {
     std::string_view one = std::string_view(uri).substr(pos, end == std::string::npos ? end : end - pos);
     if (!has_prefix_nocase(one, "ldap://") && !has_prefix_nocase(one, "ldaps://") &&
         !has_prefix_nocase(one, "ldapi://")) {
-      throw StartupError("ldap uri '" + std::string(one) + "' is not ldap://, ldaps:// or ldapi://");
+      throw StartupError("ldap uri '" + redact_userinfo(std::string(one)) + "' is not ldap://, ldaps:// or ldapi://");
     }
     pos = end;
   }
@@ -207,7 +208,7 @@ class LdapDirectory : public Directory {
       if (!(reused && round == 0 && attempt.connection_lost())) return std::move(attempt.result);
       // The server closed the pooled session (restart, idle timeout): the
       // other idle ones are most likely closed too.
-      log::debug("ldap " + config_.uri + ": pooled session was closed, reconnecting");
+      log::debug("ldap " + redact_userinfo(config_.uri) + ": pooled session was closed, reconnecting");
       drop_idle();
     }
   }
@@ -218,7 +219,9 @@ class LdapDirectory : public Directory {
     Clock::time_point since;
   };
 
-  Error failure(const std::string& what) const { return unavailable(printable("ldap " + config_.uri + ": " + what)); }
+  Error failure(const std::string& what) const {
+    return unavailable(printable("ldap " + redact_userinfo(config_.uri) + ": " + what));
+  }
 
   // What is left of the call's time, at least 1 ms (libldap reads a zero
   // timeout as "poll"); the caller checks timed_out() first.
@@ -310,7 +313,8 @@ class LdapDirectory : public Directory {
       return {failure("search " + user_filter + " under " + config_.base + ": " + reason(ld, rc)), rc};
     LDAPMessage* entry = lib.first_entry(ld, found.get());
     if (entry == nullptr) {
-      return {not_found("no user " + printable(username) + " in ldap " + config_.uri + " under " + config_.base),
+      return {not_found("no user " + printable(username) + " in ldap " + redact_userinfo(config_.uri) + " under " +
+                        config_.base),
               LDAP_SUCCESS};
     }
 
@@ -326,7 +330,9 @@ class LdapDirectory : public Directory {
     }
     if (auto numbers = values_of(ld, entry, "uidNumber"); !numbers.empty()) {
       user.uid = parse_uid(numbers.front());
-      if (!user.uid) log::warning("ldap " + config_.uri + ": " + printable(username) + " has a malformed uidNumber");
+      if (!user.uid)
+        log::warning("ldap " + redact_userinfo(config_.uri) + ": " + printable(username) +
+                     " has a malformed uidNumber");
     }
     if (auto mails = values_of(ld, entry, config_.mail_attribute.c_str()); !mails.empty() && !mails.front().empty()) {
       user.email = mails.front();
@@ -338,7 +344,8 @@ class LdapDirectory : public Directory {
     LdapMessagePtr groups;
     rc = search(ld, group_filter, {"cn"}, 0, deadline, groups);
     if (rc == LDAP_SIZELIMIT_EXCEEDED) {
-      log::warning("ldap " + config_.uri + ": the server's size limit cut the groups of " + printable(user.username));
+      log::warning("ldap " + redact_userinfo(config_.uri) + ": the server's size limit cut the groups of " +
+                   printable(user.username));
     } else if (rc != LDAP_SUCCESS) {
       return {failure("search " + group_filter + " under " + config_.base + ": " + reason(ld, rc)), rc};
     }
@@ -397,7 +404,7 @@ std::unique_ptr<Directory> make_ldap_directory(const LdapConfig& config) {
   LDAP* raw = nullptr;
   int rc = lib.initialize(&raw, config.uri.c_str());
   LdapHandle probe(raw);
-  if (rc != LDAP_SUCCESS) throw StartupError("ldap uri '" + config.uri + "': " + lib.err2string(rc));
+  if (rc != LDAP_SUCCESS) throw StartupError("ldap uri '" + redact_userinfo(config.uri) + "': " + lib.err2string(rc));
   return std::make_unique<LdapDirectory>(config, std::move(password));
 }
 

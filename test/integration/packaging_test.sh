@@ -15,8 +15,10 @@
 #            the example as with no config (its uncommented keys are defaults).
 #   units    systemd-analyze verify accepts both units without a warning (a
 #            copy whose ExecStart names the binary under test; skipped without
-#            systemd-analyze); the collector keeps only CAP_DAC_READ_SEARCH and
-#            CAP_SYS_PTRACE and serve runs as petricore with no capabilities.
+#            systemd-analyze); the collector runs as petricore with only
+#            CAP_DAC_READ_SEARCH and CAP_SYS_PTRACE (ambient) and a read-only
+#            /proc, serve runs as petricore with no capabilities
+#            (unit_security_test.sh rates their sandboxes).
 #   examples the Grafana dashboard is JSON with a jobid variable, its PromQL
 #            and the Prometheus examples pass promtool (when installed); the
 #            Epilog cgroup clean-up removes only the ended job's empty cgroup
@@ -180,12 +182,13 @@ unit_has() { # UNIT LINE...: ok when the unit has every LINE (whole lines)
   for line; do grep -q -x -e "$line" "$unit" || return 1; done
 }
 both_units_have() { unit_has petricore-collect.service "$1" && unit_has petricore-serve.service "$1"; }
-check "collect keeps only CAP_DAC_READ_SEARCH and CAP_SYS_PTRACE" \
-  unit_has petricore-collect.service 'CapabilityBoundingSet=CAP_DAC_READ_SEARCH CAP_SYS_PTRACE'
+check "collect keeps only CAP_DAC_READ_SEARCH and CAP_SYS_PTRACE, as ambient capabilities of a non-root user" \
+  unit_has petricore-collect.service 'CapabilityBoundingSet=CAP_DAC_READ_SEARCH CAP_SYS_PTRACE' \
+  'AmbientCapabilities=CAP_DAC_READ_SEARCH CAP_SYS_PTRACE'
 check "collect runs petricore --config /etc/petricore/petricore.toml collect, with MemoryMax=64M" \
   unit_has petricore-collect.service 'ExecStart=/usr/bin/petricore --config /etc/petricore/petricore.toml collect' \
-  MemoryMax=64M ProtectHome=read-only
-check "collect runs as root (no User=)" test -z "$(grep '^User=' "$pkg/systemd/petricore-collect.service")"
+  MemoryMax=64M ProtectHome=yes ReadOnlyPaths=/proc
+check "collect runs as petricore, not root" unit_has petricore-collect.service User=petricore DynamicUser=no
 check "serve runs as petricore with an empty capability bounding set" \
   unit_has petricore-serve.service User=petricore DynamicUser=no CapabilityBoundingSet= ProtectHome=yes \
   'ExecStart=/usr/bin/petricore --config /etc/petricore/petricore.toml serve'
