@@ -91,6 +91,8 @@ TEST_CASE("a connection past max_connections gets 503 and the open ones are stil
     CHECK(refusal.rfind("HTTP/1.1 503 Service Unavailable\r\n", 0) == 0);
     CHECK(refusal.find("Retry-After: 1\r\n") != std::string::npos);
     CHECK(refusal.find("{\"error\": \"too many open connections\"}") != std::string::npos);
+    // Counted just after the refusal is sent: the client may read it first.
+    for (int i = 0; i < 100 && service.refused == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     CHECK(service.refused == 1);
 
     first.send(kGet);  // keep-alive: the first is still served
