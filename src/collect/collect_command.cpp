@@ -131,6 +131,7 @@ int run_collect(CollectOptions o) {
     SelfMetrics self;
     self.collect_duration_seconds = pass_seconds;
     self.errors_by_source = errors.totals();
+    self.skipped_by_reason = sampler.skipped();
     self.running_jobs = exported.running();
     const Exposition pass(exported.current(now), o.instance, std::move(self));
     bool ok = true;
