@@ -149,7 +149,7 @@ struct SlowReads::Batch {
   // Given up on by the sampling thread, which has the rest read elsewhere:
   // a reader that comes back reads no further.
   std::atomic<bool> abandoned{false};
-  HeldFiles held{kHeldFiles};            // goes with a stuck reader, with its fds
+  HeldFiles held{kHeldFiles};  // goes with a stuck reader, with its fds
   ReadBuffer text, link;
 
   void run(const BoundedWorkers::Progress& progress) {
