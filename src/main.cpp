@@ -68,6 +68,10 @@ void add_collect(CLI::App& app, petricore::collect::CollectOptions& o) {
                    "Seconds between the light passes that catch job starts and ends (cgroup counters only, no "
                    "/proc walk; 0 = off)")
       ->capture_default_str();
+  collect->add_option("--pass-timeout", o.pass_timeout,
+                      "Seconds a full pass may take (default: --interval): the processes' /proc reads, which a hung "
+                      "filesystem can block, run on reader threads and stop within it; the processes left out are "
+                      "counted in petricore_collect_skipped_total and their jobs keep their cgroup numbers");
   collect->add_option("--linger", o.linger,
                       "Seconds an ended job's final series stay exported (default 2 x --interval)");
   collect->add_option("--instance", o.instance, "Value of the instance label (default: short host name)");

@@ -21,6 +21,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -73,6 +74,9 @@ void validate(CollectOptions& o) {
     throw UsageError("--interval must be a positive number of seconds");
   if (!(o.watch_interval >= 0) || !std::isfinite(o.watch_interval))
     throw UsageError("--watch-interval must be 0 (off) or a positive number of seconds");
+  if (o.pass_timeout < 0) o.pass_timeout = o.interval;
+  if (!(o.pass_timeout > 0) || !std::isfinite(o.pass_timeout) || o.pass_timeout > 86400)
+    throw UsageError("--pass-timeout must be a positive number of seconds, at most 86400");
   if (o.linger < 0) o.linger = 2 * o.interval;
   if (!std::isfinite(o.linger) || o.linger > 86400) throw UsageError("--linger must be between 0 and 86400 seconds");
   if (!(o.once_window > 0) || o.once_window > 60) throw UsageError("--once-window must be between 0 and 60 seconds");
@@ -98,6 +102,7 @@ int run_collect(CollectOptions o) {
   SamplerOptions sampler_options;
   sampler_options.scratch_prefixes = o.scratch_prefixes;
   sampler_options.max_proc_names = o.max_proc_names;
+  sampler_options.pass_timeout = o.pass_timeout;
   if (!o.exclude_uid_file.empty()) sampler_options.excluded_uids = read_uid_file(o.exclude_uid_file);
   if (o.nvml_library != "none") sampler_options.nvml_library = o.nvml_library;
   if (o.rocm_smi_library.empty())
@@ -131,6 +136,7 @@ int run_collect(CollectOptions o) {
     SelfMetrics self;
     self.collect_duration_seconds = pass_seconds;
     self.errors_by_source = errors.totals();
+    self.skipped_by_reason = sampler.skipped();
     self.running_jobs = exported.running();
     const Exposition pass(exported.current(now), o.instance, std::move(self));
     bool ok = true;
@@ -191,6 +197,14 @@ int run_collect(CollectOptions o) {
     if (int sig = stop_signals.wait_for(wake - monotonic_seconds())) {
       log::info(std::string{"stopping on "} + ::strsignal(sig));
       for (auto& sink : sinks) sink->shutdown();
+      if (std::size_t stuck = sampler.stuck_readers()) {
+        // Exit-time work (static destructors, a sanitizer's leak check,
+        // which stops every thread) must not wait on a thread stuck in the
+        // kernel: the sinks are done, so the process ends here.
+        log::info(std::to_string(stuck) + " /proc reader thread(s) stuck on a hung file system are left behind");
+        std::fflush(nullptr);
+        std::_Exit(0);
+      }
       return 0;
     }
   }

@@ -23,6 +23,9 @@ struct CollectOptions {
   double interval = 15.0;
   // The light loop between full passes (Sampler::watch); 0 turns it off.
   double watch_interval = 1.0;
+  // How long a full pass may take (sampler.hpp); negative means the
+  // default, the interval.
+  double pass_timeout = -1;
   // How long an ended job's final series stay exported; negative means the
   // default, 2 x interval.
   double linger = -1;

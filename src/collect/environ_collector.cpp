@@ -29,8 +29,10 @@ std::optional<unsigned> parse_uid(std::string_view text) {
 }  // namespace
 
 void EnvironCollector::read_environ(int pid, EnvironState& state, JobFacts& facts) {
+  SlowReads::Got got = slow_.environ(pid, env_);
+  if (got == SlowReads::Got::Skipped) return;  // tried again later
   ++state.reads;
-  auto env = procfs_.environ(pid);
+  const std::string* env = got == SlowReads::Got::Read ? &env_ : nullptr;
   if (!env || !environ_value(*env, "SLURM_JOB_ID")) {
     state.tried.insert(pid);
     return;
@@ -65,7 +67,7 @@ void EnvironCollector::collect_job(JobContext& job, EnvironState& state, JobSamp
   // SLURM_JOB_UID wins over the owner of a process seen later.
   for (int pid : job.processes->pids) {
     bool wanted = (!state.found && state.reads < kMaxEnvironReads) || number_missing();
-    if (wanted && reads_this_pass < kEnvironReadsPerPass && !state.tried.count(pid)) {
+    if (wanted && reads_this_pass < kEnvironReadsPerPass && !state.tried.count(pid) && !slow_.blocked(pid)) {
       ++reads_this_pass;
       read_environ(pid, state, facts);
     }

@@ -8,6 +8,10 @@
 // schedulers, and jobs whose processes all came through pam_slurm_adopt,
 // have no Slurm environment at all.
 //
+// The environments are read through SlowReads (they can wait on a hung
+// filesystem); a process skipped there in this pass is not tried, and one
+// whose read was skipped for lack of time is tried again in a later pass.
+//
 // A job whose cgroup is named by its SLUID (Slurm 26.05) needs SLURM_JOB_ID
 // for its numeric id: until one of its processes' environments gives it,
 // each pass counts an "environ" error for the job, and its environments are
@@ -16,6 +20,7 @@
 
 #include "collect/job_collector.hpp"
 #include "collect/procfs_reader.hpp"
+#include "collect/slow_reads.hpp"
 
 #include <unordered_set>
 
@@ -32,7 +37,7 @@ struct EnvironState {
 class EnvironCollector final : public JobCollectorWith<EnvironState> {
  public:
   // Counts its errors where `procfs` does.
-  explicit EnvironCollector(ProcfsReader& procfs) : procfs_(procfs), errors_(procfs.errors()) {}
+  EnvironCollector(ProcfsReader& procfs, SlowReads& slow) : procfs_(procfs), slow_(slow), errors_(procfs.errors()) {}
 
  protected:
   void collect_job(JobContext& job, EnvironState& state, JobSample& out) override;
@@ -41,7 +46,9 @@ class EnvironCollector final : public JobCollectorWith<EnvironState> {
   void read_environ(int pid, EnvironState& state, JobFacts& facts);
 
   ProcfsReader& procfs_;
+  SlowReads& slow_;
   ErrorCounter& errors_;
+  std::string env_;  // reused
 };
 
 }  // namespace petricore::collect

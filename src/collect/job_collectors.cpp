@@ -13,12 +13,13 @@
 namespace petricore::collect {
 
 std::vector<std::unique_ptr<JobCollector>> make_job_collectors(CgroupReader& cgroups, ProcfsReader& procfs,
-                                                               const SamplerOptions& options, ErrorCounter& errors) {
+                                                               SlowReads& slow, const SamplerOptions& options,
+                                                               ErrorCounter& errors) {
   std::vector<std::unique_ptr<JobCollector>> collectors;
   collectors.push_back(std::make_unique<CpusetCollector>(cgroups));
   collectors.push_back(
-      std::make_unique<ProcessCollector>(cgroups, procfs, options.scratch_prefixes, options.max_proc_names));
-  collectors.push_back(std::make_unique<EnvironCollector>(procfs));
+      std::make_unique<ProcessCollector>(cgroups, slow, options.scratch_prefixes, options.max_proc_names));
+  collectors.push_back(std::make_unique<EnvironCollector>(procfs, slow));
   collectors.push_back(std::make_unique<CgroupCpuCollector>(cgroups));
   collectors.push_back(std::make_unique<CgroupMemoryCollector>(cgroups));
   if (!options.nvml_library.empty())

@@ -12,6 +12,7 @@ namespace petricore::collect {
 class CgroupReader;
 class ErrorCounter;
 class ProcfsReader;
+class SlowReads;
 struct SamplerOptions;
 
 // Every collector, in the order the sampler runs them: the walk over the
@@ -20,6 +21,7 @@ struct SamplerOptions;
 // excluded user's job is read no further); the GPU sources come last, since
 // they match the GPUs to the job's processes and its GPU ids.
 std::vector<std::unique_ptr<JobCollector>> make_job_collectors(CgroupReader& cgroups, ProcfsReader& procfs,
-                                                               const SamplerOptions& options, ErrorCounter& errors);
+                                                               SlowReads& slow, const SamplerOptions& options,
+                                                               ErrorCounter& errors);
 
 }  // namespace petricore::collect

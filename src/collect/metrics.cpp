@@ -122,6 +122,11 @@ void emit_families(const std::vector<JobSample>& jobs, const SelfMetrics& self, 
   out.family("petricore_collect_errors_total",
              "Errors met while collecting, by source; the collector skips and goes on", MetricType::Counter);
   for (const auto& [source, n] : self.errors_by_source) out.instance(static_cast<double>(n), "source", source);
+  out.family("petricore_collect_skipped_total",
+             "Job processes whose /proc reads a pass left out so that a hung file system cannot stall it, by reason; "
+             "their jobs are still exported",
+             MetricType::Counter);
+  for (const auto& [reason, n] : self.skipped_by_reason) out.instance(static_cast<double>(n), "reason", reason);
   out.family("petricore_jobs", "Jobs running on this node (ended jobs still exported not counted)", MetricType::Gauge);
   out.instance(static_cast<double>(self.running_jobs.value_or(jobs.size())));
 }

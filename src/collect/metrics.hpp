@@ -26,6 +26,7 @@ namespace petricore::collect {
 struct SelfMetrics {
   double collect_duration_seconds = 0;
   std::map<std::string, std::uint64_t> errors_by_source;
+  std::map<std::string, std::uint64_t> skipped_by_reason;  // processes left out of a pass (skip_counter.hpp)
   // petricore_jobs: the running jobs, when `jobs` also holds ended ones
   // (lingering); else jobs.size().
   std::optional<std::size_t> running_jobs;

@@ -8,6 +8,8 @@
 #include "collect/job_collector.hpp"
 #include "collect/job_collectors.hpp"
 #include "collect/procfs_reader.hpp"
+#include "collect/skip_counter.hpp"
+#include "collect/slow_reads.hpp"
 #include "core/log.hpp"
 
 #include <algorithm>
@@ -64,6 +66,8 @@ struct Sampler::Impl {
   std::unique_ptr<Layout> layout;
   SamplerOptions options;
   ErrorCounter& errors;
+  SkipCounter skips;
+  SlowReads slow;
   std::vector<std::unique_ptr<JobCollector>> collectors;
   std::map<std::string, JobState> jobs;
   // /proc/stat per-CPU busy ticks of the previous pass (cgroup v2 only).
@@ -77,7 +81,8 @@ struct Sampler::Impl {
         layout(std::move(l)),
         options(std::move(o)),
         errors(e),
-        collectors(make_job_collectors(cgroups, procfs, options, e)) {}
+        slow(procfs.root_fd(), options.pass_timeout, e, skips),
+        collectors(make_job_collectors(cgroups, procfs, slow, options, e)) {}
 
   // Jobs that ended, not yet handed out by take_ended().
   std::vector<JobSample> ended;
@@ -147,6 +152,14 @@ std::vector<JobSample> Sampler::take_ended() {
 
 std::size_t Sampler::tracked_jobs() const {
   return impl_->jobs.size();
+}
+
+std::map<std::string, std::uint64_t> Sampler::skipped() const {
+  return impl_->skips.totals();
+}
+
+std::size_t Sampler::stuck_readers() const {
+  return impl_->slow.stuck_readers();
 }
 
 // A job as first seen: each collector's state of it, nothing known yet.
@@ -389,6 +402,7 @@ JobSample Sampler::Impl::final_sample(const JobState& state) const {
 
 std::vector<JobSample> Sampler::Impl::watch(double now) {
   watching = true;
+  slow.begin_pass();
   std::vector<JobCgroups> found = layout->discover(cgroups.root_fd(), errors);
   // Which known jobs still hold a process, before any counter is read: the
   // counters of one that holds none are final.
@@ -442,6 +456,7 @@ std::vector<JobSample> Sampler::Impl::watch(double now) {
 }
 
 std::vector<JobSample> Sampler::Impl::sample(double now) {
+  slow.begin_pass();
   std::vector<JobCgroups> found = layout->discover(cgroups.root_fd(), errors);
   forget_empty_gone(found);
   // With the watch running, a job whose cgroups are gone is ended by the
@@ -517,6 +532,7 @@ std::vector<JobSample> Sampler::Impl::sample(double now) {
   // What this pass did not read belongs to processes and cgroups that are gone.
   cgroups.end_pass();
   procfs.end_pass();
+  slow.end_pass();
   return samples;
 }
 

@@ -9,12 +9,20 @@
 //
 // Everything is read relative to two held directory fds, so tests point the
 // sampler at fixture trees and production at /sys/fs/cgroup and /proc.
+//
+// A pass cannot be stalled by a hung filesystem: the reads that could wait
+// on one (fd targets, cwd, environ) run on reader threads with a time budget
+// and stop at 80 % of `pass_timeout` (slow_reads.hpp); the processes they
+// leave out are counted by reason (skipped()). Their jobs are still sampled,
+// with everything the cgroups and /proc/<pid>/stat and io give.
 #pragma once
 
 #include "collect/job_sample.hpp"
 #include "collect/layout.hpp"
 #include "core/unique_fd.hpp"
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -31,6 +39,7 @@ struct SamplerOptions {
   // The GPU libraries (gpu_source.hpp), tried in order; none: that source is off.
   std::string nvml_library;
   std::vector<std::string> rocm_smi_libraries;
+  double pass_timeout = 15;  // seconds (see above)
 };
 
 class Sampler {
@@ -66,14 +75,20 @@ class Sampler {
   // Jobs with state kept between passes (for leak checks).
   std::size_t tracked_jobs() const;
 
+  // Processes whose slow reads were left out, by reason, since the start
+  // (petricore_collect_skipped_total).
+  std::map<std::string, std::uint64_t> skipped() const;
+  // Reader threads stuck on an abandoned read now.
+  std::size_t stuck_readers() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
 // The soft open-file limit a sampler wants (raise_open_file_limit): its
-// readers hold up to 4096 + 1024 files between passes, and take at most a
-// quarter of the limit.
+// readers hold up to 4096 (the processes' files, slow_reads.hpp) + 1024
+// (cgroups) files between passes, and take at most a quarter of the limit.
 inline constexpr std::size_t kSamplerOpenFileLimit = 4 * (4096 + 1024);
 
 // The steady clock in seconds.

@@ -8,7 +8,10 @@
 #   meson compile -C BUILD-DIR bench
 #
 # Environment knobs: JOBS=64 PROCS=32 PASSES=20 WARMUP=2 CYCLES=1000
-# DAEMON_SECONDS=10 CALLGRIND=0 (1: also count instructions with callgrind).
+# DAEMON_SECONDS=10 CALLGRIND=0 (1: also count instructions with callgrind)
+# COMPARE=OTHER-BUILD-DIR (also measure that build's pass on the same node,
+# between two runs of this one's, e.g. the commit before a change: ratios to
+# the baseline from one run, under one load).
 # Prints figures; exits non-zero only when the benchmark cannot run.
 set -uo pipefail
 
@@ -17,7 +20,7 @@ bench=$build/test/bench/collect_bench
 worker=$build/test/bench/bench_worker
 petricore=$build/src/petricore
 JOBS=${JOBS:-64} PROCS=${PROCS:-32} PASSES=${PASSES:-20} WARMUP=${WARMUP:-2} CYCLES=${CYCLES:-1000}
-DAEMON_SECONDS=${DAEMON_SECONDS:-10} CALLGRIND=${CALLGRIND:-0}
+DAEMON_SECONDS=${DAEMON_SECONDS:-10} CALLGRIND=${CALLGRIND:-0} COMPARE=${COMPARE:-}
 CG=/sys/fs/cgroup
 CONTROLLERS=(cpuacct memory cpuset freezer)
 
@@ -96,6 +99,16 @@ printf '== node: %d jobs x %d processes (4 threads, 8 files each) = %d processes
 echo
 echo "== pass cost (collect_bench measure)"
 "$bench" measure --passes "$PASSES" --warmup "$WARMUP" || cannot_run "collect_bench measure failed"
+if [ -n "$COMPARE" ]; then
+  other=$(realpath "$COMPARE")/test/bench/collect_bench
+  [ -x "$other" ] || cannot_run "$other not built (meson compile -C $COMPARE test/bench/collect_bench)"
+  echo
+  echo "== pass cost of $COMPARE, same node (collect_bench measure)"
+  "$other" measure --passes "$PASSES" --warmup "$WARMUP" || cannot_run "$other measure failed"
+  echo
+  echo "== pass cost of $build again"
+  "$bench" measure --passes "$PASSES" --warmup "$WARMUP" || cannot_run "collect_bench measure failed"
+fi
 
 if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
   echo

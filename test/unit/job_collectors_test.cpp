@@ -14,6 +14,8 @@
 #include "collect/process_collector.hpp"
 #include "collect/procfs_reader.hpp"
 #include "collect/sampler.hpp"
+#include "collect/skip_counter.hpp"
+#include "collect/slow_reads.hpp"
 
 #include "catch.hpp"
 
@@ -38,7 +40,8 @@ constexpr double kMiB = 1024.0 * 1024.0;
 struct OneJob {
   explicit OneJob(const std::string& fixture_case, const std::string& job_id)
       : cgroups(*open_directory((fixtures_dir() / fixture_case / "cgroup").string()), errors),
-        procfs(*open_directory((fixtures_dir() / fixture_case / "proc").string()), errors) {
+        procfs(*open_directory((fixtures_dir() / fixture_case / "proc").string()), errors),
+        slow(procfs.root_fd(), 15, errors, skips) {
     for (JobCgroups& found : make_layout(LayoutKind::Auto)->discover(cgroups.root_fd(), errors))
       if (found.job_id == job_id) cg = found;
     REQUIRE(cg.job_id == job_id);
@@ -57,6 +60,8 @@ struct OneJob {
   ErrorCounter errors;
   CgroupReader cgroups;
   ProcfsReader procfs;
+  SkipCounter skips;
+  SlowReads slow;
   JobCgroups cg;
   JobFacts facts;
   CpuRate rate;
@@ -76,7 +81,7 @@ TEST_CASE("the cpuset collector reads the job's CPUs once, before the pass", "[c
 
 TEST_CASE("the process collector walks the job's processes and hands on what later sources need", "[collectors]") {
   OneJob j("slurm-v1", "102");
-  ProcessCollector processes(j.cgroups, j.procfs, {"/scratch"}, 16);
+  ProcessCollector processes(j.cgroups, j.slow, {"/scratch"}, 16);
   JobSample out = j.collect(processes);
   CHECK(out.processes == 4);  // slurmstepd left out
   CHECK(out.opened_files == 6);
@@ -87,13 +92,13 @@ TEST_CASE("the process collector walks the job's processes and hands on what lat
 
 TEST_CASE("the environ collector finds account, GPUs and owner in the walked processes", "[collectors]") {
   OneJob j("slurm-v1", "102");
-  ProcessCollector processes(j.cgroups, j.procfs, {}, 16);
+  ProcessCollector processes(j.cgroups, j.slow, {}, 16);
   auto process_state = processes.new_job();
   JobContext job = j.context();
   JobSample out;
   processes.collect(job, process_state.get(), out);
   REQUIRE_FALSE(j.findings.pids.empty());
-  EnvironCollector environ(j.procfs);
+  EnvironCollector environ(j.procfs, j.slow);
   SECTION("the uid from the path, as the sampler sets it, is kept and named") {
     j.facts.uid = j.cg.uid;
     j.collect(environ);
@@ -116,7 +121,7 @@ TEST_CASE("the environ collector finds account, GPUs and owner in the walked pro
 
 TEST_CASE("the environ collector reads nothing without walked processes", "[collectors]") {
   OneJob j("slurm-v1", "102");
-  EnvironCollector environ(j.procfs);
+  EnvironCollector environ(j.procfs, j.slow);
   j.collect(environ);
   CHECK(j.facts.account.empty());
   CHECK_FALSE(j.facts.uid);
@@ -150,13 +155,15 @@ TEST_CASE("every source is listed once, the process walk before the sources that
   ErrorCounter errors;
   CgroupReader cgroups(*open_directory((fixtures_dir() / "slurm-v1" / "cgroup").string()), errors);
   ProcfsReader procfs(*open_directory((fixtures_dir() / "slurm-v1" / "proc").string()), errors);
+  SkipCounter skips;
+  SlowReads slow(procfs.root_fd(), 15, errors, skips);
   SamplerOptions options;
   const bool with_gpus = GENERATE(false, true);
   if (with_gpus) {
     options.nvml_library = "/nonexistent/libnvidia-ml.so.1";
     options.rocm_smi_libraries = {"/nonexistent/librocm_smi64.so.6"};
   }
-  auto collectors = make_job_collectors(cgroups, procfs, options, errors);
+  auto collectors = make_job_collectors(cgroups, procfs, slow, options, errors);
   auto position = [&](auto* probe) -> int {
     using T = std::remove_pointer_t<decltype(probe)>;
     int found = -1;

@@ -14,9 +14,12 @@
 #include "real_cgroup2.hpp"
 #include "test_fixtures.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -26,6 +29,7 @@
 #include <numeric>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace petricore::collect;
@@ -1106,4 +1110,44 @@ TEST_CASE("on a real cgroup v2 hierarchy, a job's cgroups made anew under the sa
   REQUIRE(ended.size() == 1);
   CHECK(ended[0].job_id == "7");
   remove_job();
+}
+
+TEST_CASE("a job whose process reads hang keeps its cgroup numbers, and the pass ends within its timeout",
+          "[sampler]") {
+  FixtureCopy copy("slurm-v1");
+  SamplerOptions options;
+  options.pass_timeout = 0.4;  // 0.1 s a process, 0.32 s for all of them
+  Harness h(copy, options);
+  // Reading process 1012's stat blocks, as it does for a process whose
+  // execve hangs on a dead file system (test/integration/hang_test.sh): a
+  // FIFO keeps the reader in open(2) until a writer comes.
+  fs::path stat = copy.proc("1012/stat");
+  fs::remove(stat);
+  REQUIRE(::mkfifo(stat.c_str(), 0600) == 0);
+  auto seconds_since = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  auto start = std::chrono::steady_clock::now();
+  auto samples = h.sampler.sample(100.0);
+  CHECK(seconds_since(start) < 0.4);
+  const JobSample& hung = job(samples, "101");
+  CHECK(hung.cpu_time_total);
+  CHECK(hung.rss_mib);
+  CHECK(hung.processes >= 1);
+  CHECK(has_job(samples, "102"));
+  CHECK(h.sampler.skipped().at("timeout") == 1);
+  CHECK(h.sampler.stuck_readers() == 1);
+
+  // The next pass does not wait for it again.
+  start = std::chrono::steady_clock::now();
+  samples = h.sampler.sample(110.0);
+  CHECK(seconds_since(start) < 0.1);
+  CHECK(job(samples, "101").cpu_time_total);
+  CHECK(h.sampler.skipped().at("timeout") == 2);
+
+  int writer = ::open(stat.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (writer >= 0) ::close(writer);
+  for (int i = 0; i < 500 && h.sampler.stuck_readers() > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(h.sampler.stuck_readers() == 0);
 }
