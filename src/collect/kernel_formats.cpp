@@ -6,6 +6,7 @@
 #include <array>
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <system_error>
 
 namespace petricore::collect {
@@ -344,7 +345,12 @@ std::optional<MemoryStat> parse_memory_stat(std::string_view text) {
     stat.kernel = v[kKernel];
   } else if (v[kKernelStack] || v[kPagetables] || v[kSlab]) {
     std::uint64_t sum = 0;
-    for (int part : {kKernelStack, kPagetables, kPercpu, kSock, kSlab}) sum += v[part].value_or(0);
+    // Saturating: a file that is not the kernel's must not wrap to a small figure.
+    for (int part : {kKernelStack, kPagetables, kPercpu, kSock, kSlab}) {
+      const std::uint64_t add = v[part].value_or(0);
+      sum =
+          add > std::numeric_limits<std::uint64_t>::max() - sum ? std::numeric_limits<std::uint64_t>::max() : sum + add;
+    }
     stat.kernel = sum;
   }
   return stat;

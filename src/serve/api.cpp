@@ -1,6 +1,7 @@
 #include "serve/api.hpp"
 
 #include "core/log.hpp"
+#include "core/number_text.hpp"
 #include "core/passwd.hpp"
 #include "model/job_id.hpp"
 #include "render/job_html.hpp"
@@ -163,9 +164,8 @@ json::value mean(double sum, std::size_t count, int decimals) {
   if (count == 0) return nullptr;
   double value = sum / static_cast<double>(count);
   if (!std::isfinite(value)) return nullptr;
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  double rounded = std::strtod(buffer, nullptr);
+  // number_text sizes the digits to the value: a 64-byte buffer cut 1.3164e64 to a number 100 times smaller.
+  double rounded = std::strtod(number_text(value, decimals).c_str(), nullptr);
   if (rounded == 0) return 0;  // no "-0"
   if (std::trunc(rounded) == rounded && std::fabs(rounded) < 9.0e15) return static_cast<std::int64_t>(rounded);
   return rounded;

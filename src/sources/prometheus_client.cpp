@@ -107,6 +107,12 @@ bool decode_sample(const json::value& pair, Sample& out, std::string& why) {
     why = "a sample time is not a number";
     return false;
   }
+  // Boost.JSON reads 75e6760 as infinity: no instant, and the analysis
+  // would divide by durations built from it.
+  if (!std::isfinite(out.time)) {
+    why = "a sample time is not finite";
+    return false;
+  }
   const json::string* text = (*a)[1].if_string();
   if (!text) {
     why = "a sample value is not a string";

@@ -12,7 +12,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <limits>
 #include <map>
+#include <random>
 
 namespace petricore::sources {
 namespace {
@@ -52,6 +54,13 @@ std::optional<Number> parse_number(std::string_view text) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return value;
+}
+
+// AllocCPUS, NNodes, NTasks: a negative one is not a count.
+std::optional<int> parse_count(std::string_view text) {
+  auto n = parse_number<int>(text);
+  if (n && *n < 0) return std::nullopt;
+  return n;
 }
 
 bool all_digits(std::string_view s) {
@@ -133,10 +142,18 @@ class Fields {
   std::vector<std::string_view> values_;
 };
 
-// Splits one line into exactly `columns` fields, re-joining a JobName that
-// contained '|' (it then has more fields than columns); nullopt when short.
-std::optional<std::vector<std::string_view>> split_line(std::string_view line, std::size_t columns, int name_index) {
-  std::vector<std::string_view> parts = split(line, '|');
+// Splits one record into exactly `columns` fields, re-joining a JobName that
+// contained the delimiter (it then has more fields than columns: only with
+// "|", which job names may hold); nullopt when short.
+std::optional<std::vector<std::string_view>> split_record(std::string_view record, std::string_view delimiter,
+                                                          std::size_t columns, int name_index) {
+  std::vector<std::string_view> parts;
+  for (;;) {
+    std::size_t at = record.find(delimiter);
+    parts.push_back(record.substr(0, at));
+    if (at == std::string_view::npos) break;
+    record.remove_prefix(at + delimiter.size());
+  }
   if (parts.size() == columns) return parts;
   if (parts.size() < columns || name_index < 0) return std::nullopt;
   // JobName spans parts[name_index .. name_index + extra]: one string_view
@@ -151,6 +168,57 @@ std::optional<std::vector<std::string_view>> split_line(std::string_view line, s
   return joined;
 }
 
+// The records of sacct's output. sacct prints every field as it is, a job's
+// name too, so a name may hold newlines: a line without the delimiter goes
+// on the record before it (its last column). With a delimiter no name can
+// hold (sacct_delimiter), a forged record inside a name is therefore only
+// part of that name; with "|" each line that has one starts a record.
+// Lines before the first record are returned in `stray`.
+std::vector<std::string_view> split_records(std::string_view text, std::string_view delimiter,
+                                            std::vector<std::string_view>& stray) {
+  std::vector<std::string_view> records;
+  const char* record_begin = nullptr;
+  const char* record_end = nullptr;
+  auto close = [&] {
+    if (record_begin)
+      records.push_back(trim(std::string_view(record_begin, static_cast<std::size_t>(record_end - record_begin))));
+    record_begin = nullptr;
+  };
+  while (!text.empty()) {
+    std::size_t newline = text.find('\n');
+    std::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+    if (line.find(delimiter) != std::string_view::npos) {
+      close();
+      record_begin = line.data();
+    } else if (!record_begin || trim(line).empty()) {
+      // Blank lines count only when a later line of the same name follows.
+      if (!record_begin && !trim(line).empty()) stray.push_back(line);
+      continue;
+    }
+    record_end = line.data() + line.size();
+  }
+  close();
+  return records;
+}
+
+// JobID as sacct writes it: "123", "123_4", "123_[4-9]", "123+1", with
+// ".batch", ".0" for steps. JobIDRaw: the number, and the step.
+bool plausible_job_id(std::string_view id) {
+  return !id.empty() && id.front() >= '0' && id.front() <= '9' && std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '+' || c == '.' || c == '[' || c == ']' ||
+           c == '-' || c == ',' || c == '%';
+  });
+}
+
+bool plausible_raw_id(std::string_view raw) {
+  std::string_view number = raw.substr(0, raw.find('.'));
+  std::string_view step = number.size() < raw.size() ? raw.substr(number.size() + 1) : std::string_view("0");
+  return all_digits(number) && !step.empty() && std::all_of(step.begin(), step.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '+';
+         });
+}
+
 // AllocTRES: "billing=2,cpu=2,gres/gpu=2,mem=256M,node=1".
 struct Tres {
   std::optional<int> cpu, nodes, billing, gpus;
@@ -158,8 +226,9 @@ struct Tres {
 };
 
 Tres parse_tres(std::string_view text) {
+  constexpr long long kMostCounted = 1 << 30;  // beyond any real count, and summable without overflow
   Tres tres;
-  int typed_gpus = 0;
+  long long typed_gpus = 0;
   bool any_typed_gpu = false;
   for (std::string_view item : split(text, ',')) {
     std::size_t eq = item.find('=');
@@ -172,7 +241,8 @@ Tres parse_tres(std::string_view text) {
     }
     auto number = parse_number<long long>(value);
     if (!number) continue;
-    int n = static_cast<int>(std::min<long long>(*number, 1 << 30));
+    if (*number < 0) continue;
+    int n = static_cast<int>(std::min(*number, kMostCounted));
     if (key == "cpu")
       tres.cpu = n;
     else if (key == "node")
@@ -182,13 +252,13 @@ Tres parse_tres(std::string_view text) {
     else if (key == "gres/gpu")
       tres.gpus = n;
     else if (key.rfind("gres/gpu:", 0) == 0) {
-      typed_gpus += n;
+      typed_gpus = std::min(typed_gpus + n, kMostCounted);
       any_typed_gpu = true;
     }
   }
   // Untyped gres/gpu already counts every GPU; typed ones only stand in when
   // it is not tracked (AccountingStorageTRES lists just gres/gpu:<type>).
-  if (!tres.gpus && any_typed_gpu) tres.gpus = typed_gpus;
+  if (!tres.gpus && any_typed_gpu) tres.gpus = static_cast<int>(typed_gpus);
   return tres;
 }
 
@@ -203,7 +273,7 @@ std::optional<double> parse_req_mem(std::string_view text, int nodes, int cpus, 
     text.remove_suffix(1);
   }
   auto mb = parse_sacct_size_mb(text);
-  if (!mb || *mb <= 0) return std::nullopt;
+  if (!mb || *mb <= 0 || !std::isfinite(*mb * factor)) return std::nullopt;
   return *mb * factor;
 }
 
@@ -214,7 +284,9 @@ bool numbered_step(std::string_view step) {
 
 std::optional<std::int64_t> parse_time_limit(const Fields& f) {
   if (f.has(kTimelimitRaw)) {
-    if (auto minutes = parse_number<std::int64_t>(f[kTimelimitRaw])) return *minutes * 60;
+    // Slurm keeps minutes in 32 bits; anything that cannot be seconds in 64 is not a limit.
+    auto minutes = parse_number<std::int64_t>(f[kTimelimitRaw]);
+    if (minutes && *minutes >= 0 && *minutes <= std::numeric_limits<std::int64_t>::max() / 60) return *minutes * 60;
     return std::nullopt;  // UNLIMITED, Partition_Limit, empty
   }
   if (auto seconds = parse_sacct_duration(f[kTimelimit])) return static_cast<std::int64_t>(*seconds);
@@ -226,7 +298,11 @@ JobRecord parse_allocation(const Fields& f) {
   r.job_id = std::string(f[kJobId]);
   r.raw_id = std::string(f[kJobIdRaw]);
   if (r.raw_id.empty() && all_digits(r.job_id)) r.raw_id = r.job_id;
+  // A name may hold line breaks (split_records): shown on one line, and never
+  // a new header line in a mail.
   r.name = std::string(f[kJobName]);
+  std::replace_if(
+      r.name.begin(), r.name.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
   r.user = std::string(f[kUser]);
   if (auto uid = parse_number<unsigned>(f[kUid])) r.uid = *uid;
   r.account = std::string(f[kAccount]);
@@ -241,9 +317,9 @@ JobRecord parse_allocation(const Fields& f) {
   if (r.node_list == "None assigned") r.node_list.clear();
 
   Tres tres = parse_tres(f[kAllocTres]);
-  r.alloc_cpus = parse_number<int>(f[kAllocCpus]).value_or(tres.cpu.value_or(0));
+  r.alloc_cpus = parse_count(f[kAllocCpus]).value_or(tres.cpu.value_or(0));
   if (r.alloc_cpus == 0 && tres.cpu) r.alloc_cpus = *tres.cpu;
-  r.alloc_nodes = parse_number<int>(f[kNNodes]).value_or(tres.nodes.value_or(0));
+  r.alloc_nodes = parse_count(f[kNNodes]).value_or(tres.nodes.value_or(0));
   if (r.alloc_nodes == 0 && tres.nodes) r.alloc_nodes = *tres.nodes;
   auto requested = parse_req_mem(f[kReqMem], r.alloc_nodes, r.alloc_cpus, r.mem_per_cpu);
   r.alloc_mem_mb = tres.mem_mb ? tres.mem_mb : requested;
@@ -267,6 +343,17 @@ const std::vector<std::string>& sacct_fields() {
   return fields;
 }
 
+std::string sacct_delimiter() {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::random_device random;
+  std::string delimiter = "|";
+  for (int i = 0; i < 4; ++i) {
+    std::uint32_t bits = random();
+    for (int j = 0; j < 4; ++j, bits >>= 4) delimiter += kHex[bits & 0xf];
+  }
+  return delimiter + "|";
+}
+
 const std::vector<std::string>& sacct_environment() {
   static const std::vector<std::string> env{"SLURM_TIME_FORMAT=%s"};
   return env;
@@ -284,15 +371,19 @@ std::vector<std::string> sacct_common_args(const std::string& sacct) {
 
 }  // namespace
 
-std::vector<std::string> sacct_job_args(const std::string& sacct, const model::JobId& id) {
+std::vector<std::string> sacct_job_args(const std::string& sacct, const model::JobId& id,
+                                        const std::string& delimiter) {
   auto args = sacct_common_args(sacct);
   args.push_back("--jobs=" + id.text());
+  args.push_back("--delimiter=" + delimiter);
   return args;
 }
 
-std::vector<std::string> sacct_user_args(const std::string& sacct, const std::string& user, std::int64_t since) {
+std::vector<std::string> sacct_user_args(const std::string& sacct, const std::string& user, std::int64_t since,
+                                         const std::string& delimiter) {
   auto args = sacct_common_args(sacct);
-  for (std::string a : {"--user=" + user, "--starttime=" + sacct_time_bound(since, true), std::string("--endtime=now")})
+  for (std::string a : {"--user=" + user, "--starttime=" + sacct_time_bound(since, true), std::string("--endtime=now"),
+                        "--delimiter=" + delimiter})
     args.push_back(std::move(a));
   return args;
 }
@@ -303,12 +394,13 @@ const std::vector<std::string>& sacct_final_states() {
   return states;
 }
 
-std::vector<std::string> sacct_ended_args(const std::string& sacct, std::int64_t since, std::int64_t until) {
+std::vector<std::string> sacct_ended_args(const std::string& sacct, std::int64_t since, std::int64_t until,
+                                          const std::string& delimiter) {
   auto args = sacct_common_args(sacct);
   std::string states = "--state=";
   for (const auto& state : sacct_final_states()) states += (states.size() > 8 ? "," : "") + state;
   for (std::string a : {std::string("--allusers"), states, "--starttime=" + sacct_time_bound(since, true),
-                        "--endtime=" + sacct_time_bound(until, false)})
+                        "--endtime=" + sacct_time_bound(until, false), "--delimiter=" + delimiter})
     args.push_back(std::move(a));
   return args;
 }
@@ -344,8 +436,10 @@ std::optional<double> parse_sacct_duration(std::string_view text) {
   if (parts.size() < 2 || parts.size() > 3) return std::nullopt;
   double seconds = 0;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    if (!all_digits(parts[i])) return std::nullopt;
-    seconds = seconds * 60 + *parse_number<int>(parts[i]);
+    // All digits can still be too many for an int.
+    auto part = parse_number<int>(parts[i]);
+    if (!all_digits(parts[i]) || !part) return std::nullopt;
+    seconds = seconds * 60 + *part;
   }
   std::string_view last = parts.back();
   std::size_t dot = last.find('.');
@@ -367,8 +461,9 @@ std::optional<double> parse_sacct_size_mb(std::string_view text) {
     factor = std::pow(1024.0, static_cast<double>(power)) / 1024;  // K = 1/1024 MiB, M = 1, G = 1024 ...
     text.remove_suffix(1);
   }
+  // from_chars reads "nan" and "inf" too, and a huge number times P is inf.
   auto value = parse_number<double>(text);
-  if (!value || *value < 0) return std::nullopt;
+  if (!value || !std::isfinite(*value) || *value < 0 || !std::isfinite(*value * factor)) return std::nullopt;
   return *value * factor;
 }
 
@@ -398,7 +493,8 @@ std::optional<std::int64_t> parse_sacct_time(std::string_view text) {
   return static_cast<std::int64_t>(t);
 }
 
-Result<std::vector<JobRecord>> parse_sacct(std::string_view text, const std::vector<std::string>& fields) {
+Result<std::vector<JobRecord>> parse_sacct(std::string_view text, const std::vector<std::string>& fields,
+                                           std::string_view delimiter) {
   std::array<int, kColumnCount> index;
   index.fill(-1);
   for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -406,32 +502,37 @@ Result<std::vector<JobRecord>> parse_sacct(std::string_view text, const std::vec
     if (known != column_names().end()) index[known->second] = static_cast<int>(i);
   }
   if (index[kJobId] < 0) return bad_input("sacct output: the format has no JobID column");
+  if (delimiter.empty()) return bad_input("sacct output: no field delimiter");
 
   std::vector<JobRecord> records;
   std::map<std::string, std::size_t, std::less<>> by_id;  // allocation JobID → records index
-  std::size_t lines = 0;
-  std::string bad_line;
-  for (std::string_view line : split(text, '\n')) {
-    if (trim(line).empty()) continue;
-    ++lines;
-    auto values = split_line(line, fields.size(), index[kJobName]);
-    if (!values) {
-      if (bad_line.empty()) bad_line = first_line(line);
+  std::vector<std::string_view> stray;
+  const std::vector<std::string_view> texts = split_records(text, delimiter, stray);
+  std::string bad_line = stray.empty() ? std::string() : first_line(stray.front());
+  for (std::string_view record : texts) {
+    auto values = split_record(record, delimiter, fields.size(), index[kJobName]);
+    std::optional<Fields> parsed;
+    if (values) parsed.emplace(index, std::move(*values));
+    // Every record names a job and its raw number, or it is not sacct's.
+    if (!parsed || !plausible_job_id((*parsed)[kJobId]) ||
+        (!(*parsed)[kJobIdRaw].empty() && !plausible_raw_id((*parsed)[kJobIdRaw]))) {
+      if (bad_line.empty()) bad_line = first_line(record);
       continue;
     }
-    Fields f(index, std::move(*values));
+    const Fields& f = *parsed;
     std::string_view id = f[kJobId];
-    if (id.empty()) continue;
     if (std::size_t dot = id.find('.'); dot != std::string_view::npos) {
-      // A step of an allocation listed before it.
+      // A step of an allocation listed before it, with the allocation's raw number.
       auto owner = by_id.find(id.substr(0, dot));
       if (owner == by_id.end()) continue;
       JobRecord& job = records[owner->second];
+      std::string_view raw = f[kJobIdRaw];
+      if (!raw.empty() && !job.raw_id.empty() && raw.substr(0, raw.find('.')) != job.raw_id) continue;
       if (auto rss = parse_sacct_size_mb(f[kMaxRss]))
         job.max_rss_mb = job.max_rss_mb ? std::max(*job.max_rss_mb, *rss) : *rss;
       // The layout: the numbered step with the most tasks (srun -n).
-      auto tasks = parse_number<int>(f[kNTasks]);
-      auto cpus = parse_number<int>(f[kAllocCpus]);
+      auto tasks = parse_count(f[kNTasks]);
+      auto cpus = parse_count(f[kAllocCpus]);
       if (numbered_step(id.substr(dot + 1)) && tasks && *tasks > 0 && (!job.tasks || *tasks > *job.tasks)) {
         job.tasks = *tasks;
         job.cpus_per_task = std::max(1, cpus.value_or(*tasks) / *tasks);
@@ -441,7 +542,7 @@ Result<std::vector<JobRecord>> parse_sacct(std::string_view text, const std::vec
     by_id[std::string(id)] = records.size();
     records.push_back(parse_allocation(f));
   }
-  if (lines > 0 && records.empty() && !bad_line.empty())
+  if (records.empty() && !bad_line.empty())
     return unavailable("sacct: unexpected output (" + std::to_string(fields.size()) +
                        " columns expected): " + bad_line.substr(0, 200));
   return records;

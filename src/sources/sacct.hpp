@@ -22,23 +22,33 @@ namespace petricore::sources {
 
 // ---- sacct's command line --------------------------------------------------
 
-// The columns petricore asks for, in --format order. JobName comes last so a
-// '|' inside a job name (sacct does not escape it) can be put back together.
+// The columns petricore asks for, in --format order. JobName comes last: a
+// newline in it continues the record (parse_sacct), and with the "|" of
+// recorded outputs a '|' inside it can be put back together.
 const std::vector<std::string>& sacct_fields();
 
 // Environment for sacct: SLURM_TIME_FORMAT=%s makes Submit/Start/End epoch
 // seconds, so no time zone is involved in reading them.
 const std::vector<std::string>& sacct_environment();
 
-// `sacct --parsable2 --noheader --format=<sacct_fields> -j <id>`, steps
-// included (MaxRSS and TotalCPU live on the step lines).
-std::vector<std::string> sacct_job_args(const std::string& sacct, const model::JobId& id);
+// A field delimiter for one sacct run: 16 random hex digits between '|'s.
+// sacct prints each field as it is, with no escaping: a job name (which the
+// job's owner chooses) may hold '|' and newlines, and so could hold a whole
+// forged record. It cannot hold a delimiter drawn after it was chosen, so
+// each run asks for a new one (--delimiter) and parses with it.
+std::string sacct_delimiter();
+
+// `sacct --parsable2 --noheader --format=<sacct_fields> --jobs=<id>
+// --delimiter=<delimiter>`, steps included (MaxRSS and TotalCPU live on the
+// step lines).
+std::vector<std::string> sacct_job_args(const std::string& sacct, const model::JobId& id, const std::string& delimiter);
 
 // `sacct ... -u <user> -S <since> -E now`, steps included as for one job, so
 // each listed record is the one sacct_job_args would give (TotalCPU, MaxRSS,
 // the task layout). `since` is epoch seconds, written as local time the way
 // sacct reads -S.
-std::vector<std::string> sacct_user_args(const std::string& sacct, const std::string& user, std::int64_t since);
+std::vector<std::string> sacct_user_args(const std::string& sacct, const std::string& user, std::int64_t since,
+                                         const std::string& delimiter);
 
 // The final states, as sacct names them: what jobs_ended lists.
 const std::vector<std::string>& sacct_final_states();
@@ -50,7 +60,8 @@ const std::vector<std::string>& sacct_final_states();
 // in the window. The exact half-open window is select_ended's business.
 // --allusers: without it sacct lists only the caller's own jobs (unless root
 // or SlurmUser; PrivateData=jobs still hides others' from a plain user).
-std::vector<std::string> sacct_ended_args(const std::string& sacct, std::int64_t since, std::int64_t until);
+std::vector<std::string> sacct_ended_args(const std::string& sacct, std::int64_t since, std::int64_t until,
+                                          const std::string& delimiter);
 
 // `epoch` as sacct reads -S and -E: local time to the second. In the hour
 // that repeats when summer time ends, the text names two instants and sacct
@@ -61,18 +72,25 @@ std::string sacct_time_bound(std::int64_t epoch, bool lower);
 
 // ---- Parsing sacct's output ------------------------------------------------
 
-// Parses `--parsable2` lines (no header) whose columns are `fields` (names as
-// given to --format, any case; unknown names are ignored) into one record per
-// allocation line, in output order. Step lines ("123.batch", "123_4.0",
-// "123+1.extern") fold into their allocation: MaxRSS becomes the maximum over
-// the steps, and the numbered step with the most tasks (NTasks) gives the
-// layout (tasks, its AllocCPUS per task). Understood: running jobs (End "Unknown"), arrays ("123_4", raw id
-// from JobIDRaw), heterogeneous components ("123+1"), "CANCELLED by 0" →
-// CANCELLED, AllocTRES billing/cpu/mem/node/gres/gpu, sizes with K/M/G/T
-// suffixes, durations "MM:SS.mmm", "HH:MM:SS" and "D-HH:MM:SS", times as epoch
-// seconds or as sacct's local "YYYY-MM-DDTHH:MM:SS". Lines with too few
-// columns are skipped; Unavailable when the text has lines but none parses.
-Result<std::vector<model::JobRecord>> parse_sacct(std::string_view text, const std::vector<std::string>& fields);
+// Parses `--parsable2` output (no header) whose columns are `fields` (names
+// as given to --format, any case; unknown names are ignored), separated by
+// `delimiter`, into one record per allocation, in output order. A line
+// without the delimiter continues the record before it (a job name with a
+// newline; the name shows it as a space); a record whose JobID or JobIDRaw
+// is not a job's, or that has too few columns, is skipped. Step records
+// ("123.batch", "123_4.0", "123+1.extern", with the allocation's raw number)
+// fold into their allocation: MaxRSS becomes the maximum over the steps, and
+// the numbered step with the most tasks (NTasks) gives the layout (tasks,
+// its AllocCPUS per task). Understood: running jobs (End "Unknown"), arrays
+// ("123_4", raw id from JobIDRaw), heterogeneous components ("123+1"),
+// "CANCELLED by 0" → CANCELLED, AllocTRES billing/cpu/mem/node/gres/gpu,
+// sizes with K/M/G/T suffixes, durations "MM:SS.mmm", "HH:MM:SS" and
+// "D-HH:MM:SS", times as epoch seconds or as sacct's local
+// "YYYY-MM-DDTHH:MM:SS". Counts, sizes and durations that are negative, not
+// finite or beyond 64 bits read as unknown. Unavailable when the text has
+// lines but none parses.
+Result<std::vector<model::JobRecord>> parse_sacct(std::string_view text, const std::vector<std::string>& fields,
+                                                  std::string_view delimiter = "|");
 
 // The record `id` asks for among parsed records: the allocation whose JobID
 // is `id` as written, else (for a plain number) the one whose raw id is it:

@@ -45,9 +45,10 @@ class SacctAccounting final : public AccountingSource {
   SacctAccounting(std::string path, double timeout_seconds) : path_(std::move(path)), timeout_(timeout_seconds) {}
 
   Result<JobRecord> job(const model::JobId& id) override {
-    auto out = run(sacct_job_args(path_, id));
+    const std::string delimiter = sacct_delimiter();
+    auto out = run(sacct_job_args(path_, id, delimiter));
     if (!out) return out.error();
-    auto records = parse_sacct(*out, sacct_fields());
+    auto records = parse_sacct(*out, sacct_fields(), delimiter);
     if (!records) return records.error();
     return select_job(*records, id);
   }
@@ -55,9 +56,10 @@ class SacctAccounting final : public AccountingSource {
   Result<std::vector<JobRecord>> jobs_of_user(const std::string& user, std::size_t limit) override {
     if (!model::valid_user_name(user)) return bad_input("invalid user name '" + user.substr(0, 64) + "'");
     std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
-    auto out = run(sacct_user_args(path_, user, now - kUserWindowSeconds));
+    const std::string delimiter = sacct_delimiter();
+    auto out = run(sacct_user_args(path_, user, now - kUserWindowSeconds, delimiter));
     if (!out) return out.error();
-    auto records = parse_sacct(*out, sacct_fields());
+    auto records = parse_sacct(*out, sacct_fields(), delimiter);
     if (!records) return records.error();
     std::vector<JobRecord> jobs = std::move(*records);
     // Newest first: by submit time, then by the number the user submitted
@@ -71,14 +73,15 @@ class SacctAccounting final : public AccountingSource {
 
   Result<std::vector<JobRecord>> jobs_ended(std::int64_t since, std::int64_t until, std::size_t limit) override {
     auto piece = [&](std::int64_t from, std::int64_t to) -> EndedPiece {
-      auto out = run(sacct_ended_args(path_, from, to));
+      const std::string delimiter = sacct_delimiter();
+      auto out = run(sacct_ended_args(path_, from, to, delimiter));
       if (!out) {
         // A piece so full that sacct's output overflowed: halves of it.
         bool overflowed = out.error().message.find("wrote more than") != std::string::npos;
         if (overflowed && to - from > kSmallestEndedPiece) return std::optional<std::vector<JobRecord>>();
         return out.error();
       }
-      auto records = parse_sacct(*out, sacct_fields());
+      auto records = parse_sacct(*out, sacct_fields(), delimiter);
       if (!records) return records.error();
       // sacct's window includes both ends; select_ended makes it [from, to).
       return std::optional(select_ended(std::move(*records), from, to));

@@ -119,9 +119,12 @@ cat >"$T/sacct" <<SACCT
 #!/bin/sh
 # Counts its runs; answers for job $JOB only, as sacct --parsable2 would.
 echo "\$*" >>"$T/sacct.calls"
+d='|'
+for a in "\$@"; do case "\$a" in --delimiter=*) d=\${a#--delimiter=};; esac; done
 case " \$* " in
   *" --jobs=$JOB "* | *" --user=alice "*)
-    echo "$JOB|$JOB|alice|1001|research|batch|COMPLETED|$START|$START|$END|120|16|billing=16,cpu=16,mem=32000M,node=4|32000M|4|node[1-4]||||bench" ;;
+    echo "$JOB|$JOB|alice|1001|research|batch|COMPLETED|$START|$START|$END|120|16|billing=16,cpu=16,mem=32000M,node=4|32000M|4|node[1-4]||||bench" |
+      sed "s/|/\$d/g" ;;
 esac
 SACCT
 chmod +x "$T/sacct"

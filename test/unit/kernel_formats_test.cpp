@@ -488,6 +488,14 @@ TEST_CASE("cpu.stat with a bad or overflowing value is malformed") {
 
 // ---------------------------------------------------------------- memory.stat
 
+TEST_CASE("kernel memory summed from parts that overflow saturates instead of wrapping") {
+  // test/fuzz/regressions/memory_stat/kernel-parts-wrap: the sum wrapped to 0.
+  auto stat = parse_memory_stat("anon 1\nkernel_stack 18446744073709551615\nslab 1\n");
+  REQUIRE(stat);
+  REQUIRE(stat->kernel);
+  CHECK(*stat->kernel == std::numeric_limits<std::uint64_t>::max());
+}
+
 TEST_CASE("real v1 memory.stat prefers the hierarchical totals") {
   auto stat = parse_memory_stat(kRealMemoryStatV1);
   REQUIRE(stat);

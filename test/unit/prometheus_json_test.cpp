@@ -141,6 +141,15 @@ TEST_CASE("malformed JSON is an error, not an exception", "[prometheus]") {
   CHECK(error_of("[1,2,3]").find("not a JSON object") != std::string::npos);
 }
 
+TEST_CASE("a sample time JSON reads as infinity is an error", "[prometheus][fuzz]") {
+  // test/fuzz/regressions/prometheus_json/infinite-sample-time: 75e6760 parsed to +inf and reached the series.
+  CHECK(
+      error_of(R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[75e6760,"42"]}]}})")
+          .find("time is not finite") != std::string::npos);
+  CHECK(error_of(R"({"status":"success","data":{"resultType":"scalar","result":[-1e400,"1"]}})")
+            .find("time is not finite") != std::string::npos);
+}
+
 TEST_CASE("wrong types in the answer are errors", "[prometheus]") {
   SECTION("status") {
     CHECK(error_of(R"({"status":1})").find("status") != std::string::npos);

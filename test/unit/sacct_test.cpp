@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <utility>
 
@@ -66,11 +67,32 @@ JobRecord pick(const std::vector<JobRecord>& records, const std::string& id) {
 // A stand-in sacct: a shell script in a temp directory.
 class FakeSacct {
  public:
-  explicit FakeSacct(const std::string& body) {
+  // `as_is`: the body runs alone (one that never prints records, and must be
+  // the process run_process kills).
+  explicit FakeSacct(const std::string& body, bool as_is = false) {
     dir_ = fs::temp_directory_path() / ("petricore-sacct-" + std::to_string(::getpid()) + "-" + std::to_string(++n_));
     fs::create_directories(dir_);
     path_ = (dir_ / "sacct").string();
-    std::ofstream(path_) << "#!/bin/sh\n" << body << "\n";
+    if (as_is) {
+      std::ofstream(path_) << "#!/bin/sh\n" << body << "\n";
+      ::chmod(path_.c_str(), 0755);
+      return;
+    }
+    // Like sacct, it separates fields with --delimiter's text: the fixtures'
+    // '|'s up to the last column (JobName) become it.
+    std::ofstream(path_)
+        << "#!/bin/sh\n"
+        << "delimiter='|'\n"
+        << "for a in \"$@\"; do case \"$a\" in --delimiter=*) delimiter=${a#--delimiter=};; esac; done\n"
+        << "out=$(mktemp)\n"
+        << "(\n"
+        << body << "\n) >\"$out\"\n"
+        << "status=$?\n"
+        << "awk -v d=\"$delimiter\" -v n=" << sacct_fields().size() - 1
+        << " '{s=$0; o=\"\"; for (i=0; i<n && (p=index(s,\"|\"))>0; i++) {o=o substr(s,1,p-1) d; "
+           "s=substr(s,p+1)} print o s}' \"$out\"\n"
+        << "rm -f \"$out\"\n"
+        << "exit $status\n";
     ::chmod(path_.c_str(), 0755);
   }
   ~FakeSacct() { fs::remove_all(dir_); }
@@ -289,6 +311,103 @@ TEST_CASE("sacct durations", "[sacct]") {
     CHECK_FALSE(parse_sacct_duration(bad));
 }
 
+// The inputs below are the fuzzer's (test/fuzz/regressions/sacct/): each
+// once overflowed, dereferenced an empty optional or let NaN/Inf through.
+namespace {
+std::string sacct_line(const std::string& time_limit, const std::string& tres, const std::string& total_cpu,
+                       const std::string& max_rss = "") {
+  return "7|7|al|1000|acc|p|COMPLETED|1795900000|1795900100|1795900200|" + time_limit + "|1|" + tres + "|1M|1|n1|" +
+         total_cpu + "|" + max_rss + "||job\n";
+}
+}  // namespace
+
+TEST_CASE("a time limit too large for seconds in 64 bits is no limit", "[sacct][fuzz]") {
+  auto records = parse_sacct(sacct_line("153722867280912931", "cpu=1", "00:01"), sacct_fields());
+  REQUIRE(records.ok());
+  REQUIRE(records->size() == 1);
+  CHECK_FALSE(records->front().time_limit_seconds);
+  auto fits = parse_sacct(sacct_line("153722867280912930", "cpu=1", "00:01"), sacct_fields());
+  REQUIRE(fits.ok());
+  CHECK(fits->front().time_limit_seconds == std::int64_t{153722867280912930} * 60);
+  CHECK_FALSE(parse_sacct(sacct_line("-5", "cpu=1", "00:01"), sacct_fields())->front().time_limit_seconds);
+}
+
+TEST_CASE("a duration whose hours do not fit an int is not a duration", "[sacct][fuzz]") {
+  CHECK_FALSE(parse_sacct_duration("9999999999:00"));
+  CHECK_FALSE(parse_sacct_duration("1-9999999999:00:00"));
+  CHECK_FALSE(parse_sacct_duration("9999999999-00:00:00"));
+  auto records = parse_sacct(sacct_line("60", "cpu=1", "9999999999:00"), sacct_fields());
+  REQUIRE(records.ok());
+  CHECK_FALSE(records->front().total_cpu_seconds);
+}
+
+TEST_CASE("typed GPU counts that sum past an int are capped, not overflowed", "[sacct][fuzz]") {
+  auto records =
+      parse_sacct(sacct_line("60", "cpu=1,gres/gpu:a=1073741824,gres/gpu:b=1073741824", "00:01"), sacct_fields());
+  REQUIRE(records.ok());
+  CHECK(records->front().alloc_gpus == 1 << 30);
+  auto negative = parse_sacct(sacct_line("60", "cpu=1,gres/gpu:a=-3,gres/gpu:b=2", "00:01"), sacct_fields());
+  CHECK(negative->front().alloc_gpus == 2);
+}
+
+TEST_CASE("sizes that read as NaN or infinity are no size", "[sacct][fuzz]") {
+  for (const char* bad : {"nanM", "infK", "-nanG", "1e308P", "nan", "inf", "1e400"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_sacct_size_mb(bad));
+  }
+  std::string text = sacct_line("60", "cpu=1,mem=nanM", "00:01", "infK") +
+                     "7.0|7.0|||acc||COMPLETED|1795900100|1795900100|1795900200||1|cpu=1||1|n1|00:01|1e308P|1|job\n";
+  auto records = parse_sacct(text, sacct_fields());
+  REQUIRE(records.ok());
+  const JobRecord& job = records->front();
+  CHECK(job.alloc_mem_mb == Approx(1));  // ReqMem's 1M stands in for the NaN
+  CHECK_FALSE(job.max_rss_mb);
+}
+
+TEST_CASE("a job name with a newline cannot forge a record under a delimiter drawn for the run", "[sacct]") {
+  const std::string d = "|0123456789abcdef|";
+  auto with = [&](std::string line) {
+    for (std::size_t at = 0, n = 0; n < 19 && (at = line.find('|', at)) != std::string::npos; ++n)
+      line.replace(at, 1, d), at += d.size();
+    return line;
+  };
+  // The owner of job 7 named it "evil\n8|8|root|...": a whole record in the
+  // form sacct would print with "|".
+  const std::string forged =
+      "8|8|root|0|acc|p|COMPLETED|1795900000|1795900100|1795900200|60|64|cpu=64|1M|1|n1|00:01|||x";
+  std::string text =
+      with("7|7|al|1000|acc|p|COMPLETED|1795900000|1795900100|1795900200|60|1|cpu=1|1M|1|n1|00:01|||") + "evil\n" +
+      forged + "\n" +
+      with("9|9|bo|1001|acc|p|COMPLETED|1795900000|1795900100|1795900200|60|2|cpu=2|1M|1|n1|00:01|||ok") + "\n";
+  auto records = parse_sacct(text, sacct_fields(), d);
+  REQUIRE(records.ok());
+  REQUIRE(records->size() == 2);
+  CHECK(records->at(0).job_id == "7");
+  CHECK(records->at(0).name == "evil " + forged);  // one line, the forgery only its text
+  CHECK(records->at(1).job_id == "9");
+  CHECK(records->at(1).name == "ok");
+  // With "|" the forged line would be a record: why sacct_accounting draws a delimiter.
+  auto plain = parse_sacct(
+      "7|7|al|1000|acc|p|COMPLETED|1795900000|1795900100|1795900200|60|1|cpu=1|1M|1|n1|00:01|||two\nlines\n",
+      sacct_fields());
+  REQUIRE(plain.ok());
+  REQUIRE(plain->size() == 1);
+  CHECK(plain->front().name == "two lines");
+}
+
+TEST_CASE("records whose JobID or JobIDRaw is not a job's, and steps of another raw number, are skipped", "[sacct]") {
+  const std::string rest = "|al|1000|acc|p|COMPLETED|1795900000|1795900100|1795900200|60|1|cpu=1|1M|1|n1|00:01|";
+  auto records = parse_sacct("x7|7" + rest + "||a\n7|7x" + rest + "||b\n7|7" + rest + "||c\n7.0|8.0" + rest +
+                                 "999M|1|c\n7.1|7.1" + rest + "5M|1|c\n",
+                             sacct_fields());
+  REQUIRE(records.ok());
+  REQUIRE(records->size() == 1);
+  CHECK(records->front().name == "c");
+  CHECK(records->front().max_rss_mb == Approx(5));  // not 7.0's, whose raw number is 8
+  CHECK(sacct_delimiter() != sacct_delimiter());
+  CHECK(std::regex_match(sacct_delimiter(), std::regex(R"(\|[0-9a-f]{16}\|)")));
+}
+
 TEST_CASE("sacct sizes in MiB", "[sacct]") {
   CHECK(parse_sacct_size_mb("102904K") == Approx(100.4921875));
   CHECK(parse_sacct_size_mb("256M") == Approx(256));
@@ -308,19 +427,20 @@ TEST_CASE("sacct times: epoch seconds, local ISO time, Unknown", "[sacct]") {
 }
 
 TEST_CASE("sacct command lines: fixed format, no shell words, the user's window", "[sacct]") {
-  auto job = sacct_job_args("/usr/bin/sacct", *parse_job_id("123_4"));
+  auto job = sacct_job_args("/usr/bin/sacct", *parse_job_id("123_4"), "|x|");
   CHECK(job ==
         std::vector<std::string>{"/usr/bin/sacct", "--parsable2", "--noheader",
                                  "--format=JobID,JobIDRaw,User,UID,Account,Partition,State,Submit,Start,End,"
                                  "TimelimitRaw,AllocCPUS,AllocTRES,ReqMem,NNodes,NodeList,TotalCPU,MaxRSS,NTasks,"
                                  "JobName",
-                                 "--jobs=123_4"});
+                                 "--jobs=123_4", "--delimiter=|x|"});
   petricore::test::UtcZone utc;
-  auto user = sacct_user_args("sacct", "alice", 1795975755);
-  REQUIRE(user.size() == 7);  // steps included: no --allocations
+  auto user = sacct_user_args("sacct", "alice", 1795975755, "|x|");
+  REQUIRE(user.size() == 8);  // steps included: no --allocations
   CHECK(user[4] == "--user=alice");
   CHECK(user[5] == "--starttime=2026-11-29T18:09:15");
   CHECK(user[6] == "--endtime=now");
+  CHECK(user[7] == "--delimiter=|x|");
   CHECK(sacct_environment() == std::vector<std::string>{"SLURM_TIME_FORMAT=%s"});
 }
 
@@ -338,9 +458,10 @@ TEST_CASE("sacct source: runs sacct with the fixed arguments and SLURM_TIME_FORM
   std::ifstream args(sacct.dir() / "args"), env(sacct.dir() / "env");
   std::vector<std::string> seen;
   for (std::string line; std::getline(args, line);) seen.push_back(line);
-  REQUIRE(seen.size() == 4);
+  REQUIRE(seen.size() == 5);
   CHECK(seen[2].rfind("--format=JobID,JobIDRaw,", 0) == 0);
   CHECK(seen[3] == "--jobs=230+1");
+  CHECK(std::regex_match(seen[4], std::regex(R"(--delimiter=\|[0-9a-f]{16}\|)")));
   std::string format;
   std::getline(env, format);
   CHECK(format == "%s");
@@ -368,7 +489,7 @@ TEST_CASE("sacct source: an unknown job is NotFound, sacct's own error Unavailab
   REQUIRE_FALSE(quiet.ok());
   CHECK(quiet.error().kind == Error::Kind::Unavailable);
 
-  FakeSacct hung("exec sleep 30");
+  FakeSacct hung("exec sleep 30", true);
   auto start = std::chrono::steady_clock::now();
   auto slow = make_sacct_accounting(hung.path(), 0.3)->job(*parse_job_id("42"));
   REQUIRE_FALSE(slow.ok());
@@ -596,14 +717,15 @@ std::string logging_sacct(const std::string& name, const std::string& before = "
 
 TEST_CASE("sacct command line for ended jobs: every user, the final states, the window in local time", "[sacct]") {
   petricore::test::UtcZone utc;
-  auto args = sacct_ended_args("/usr/bin/sacct", 1795975755, 1795979355);
-  REQUIRE(args.size() == 8);  // steps included: no --allocations
+  auto args = sacct_ended_args("/usr/bin/sacct", 1795975755, 1795979355, "|x|");
+  REQUIRE(args.size() == 9);  // steps included: no --allocations
   CHECK(args[0] == "/usr/bin/sacct");
   CHECK(args[3].rfind("--format=JobID,JobIDRaw,", 0) == 0);
   CHECK(args[4] == "--allusers");
   CHECK(args[5] == "--state=BOOT_FAIL,CANCELLED,COMPLETED,DEADLINE,FAILED,NODE_FAIL,OUT_OF_MEMORY,PREEMPTED,TIMEOUT");
   CHECK(args[6] == "--starttime=2026-11-29T18:09:15");
   CHECK(args[7] == "--endtime=2026-11-29T19:09:15");
+  CHECK(args[8] == "--delimiter=|x|");
   CHECK(sacct_final_states().size() == 9);
 }
 
