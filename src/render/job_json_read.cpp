@@ -4,6 +4,7 @@
 #include "render/job_json_read.hpp"
 
 #include "render/job_charts.hpp"
+#include "render/json_writer.hpp"
 #include "render/text_format.hpp"
 
 #include <boost/json.hpp>
@@ -226,7 +227,12 @@ void read_cpu(Reader& r, const Node& cpu, JobUsage& usage) {
   if (const json::array* list = r.as_array(cores)) {
     for (std::size_t i = 0; i < list->size(); ++i) {
       Node core = r.element(cores, *list, i);
-      usage.cpu_time_core.push_back({r.string(r.at(core, "core")), r.number_or_nan(r.at(core, "time"))});
+      // As job_json prints it (2 decimals): the shares it writes are worked
+      // out from these, so a time with more places would shift them on the
+      // next writing.
+      json::value printed = json_number(r.number_or_nan(r.at(core, "time")), 2);
+      usage.cpu_time_core.push_back(
+          {r.string(r.at(core, "core")), printed.is_null() ? kNaN : printed.to_number<double>()});
     }
   }
   usage.cores_used = r.whole_or_null(r.at(r.at(cpu, "used"), "amount")).value_or(0);

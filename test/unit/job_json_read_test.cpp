@@ -525,3 +525,19 @@ TEST_CASE("a job JSON with keys it does not know is read all the same", "[json_r
   REQUIRE(read.ok());
   CHECK(render::job_json(*read) == json);
 }
+
+TEST_CASE("a core's CPU time with more places than job_json prints writes back stable shares", "[json_read]") {
+  // Found by the job_json_read fuzz harness (test/fuzz/regressions/
+  // job_json_read/percent-of-total-drifts): 5.0625 s was printed 5.06, and
+  // the shares written from 5.0625 moved by 0.01 on the next reading.
+  const std::string doc = read_file(test::fixtures_dir().parent_path() / "fuzz" / "regressions" / "job_json_read" /
+                                    "percent-of-total-drifts");
+  REQUIRE_FALSE(doc.empty());
+  JobReport report = test::four_node_job();
+  auto first = render::report_from_job_json(doc, report.usage.job, {}, {});
+  REQUIRE(first.ok());
+  const std::string written = render::job_json(*first);
+  auto second = render::report_from_job_json(written, report.usage.job, {}, {});
+  REQUIRE(second.ok());
+  CHECK(difference(render::job_json(*second), written) == "");
+}
