@@ -43,7 +43,15 @@ void EnvironCollector::read_environ(int pid, EnvironState& state, JobFacts& fact
     facts.gpus = split_gpu_list(*step_gpus);
   if (auto account = environ_value(*env, "SLURM_JOB_ACCOUNT")) facts.account = *account;
   if (!facts.uid) {
-    if (auto uid = environ_value(*env, "SLURM_JOB_UID")) facts.uid = parse_uid(*uid);
+    // The kernel's word over the job's: a process may claim any
+    // SLURM_JOB_UID in its environment, but not another owner. Only a root
+    // process's claim is believed (slurmstepd's, whose owner says nothing).
+    const std::optional<unsigned> owner = procfs_.owner_uid(pid);
+    if (owner && *owner != 0) {
+      facts.uid = owner;
+    } else if (auto uid = environ_value(*env, "SLURM_JOB_UID")) {
+      facts.uid = parse_uid(*uid);
+    }
   }
   // The job's own numeric id: a plain number (an array task's or het
   // component's SLURM_JOB_ID is its own job id), anything else is ignored.

@@ -1,8 +1,10 @@
 // Who the job is and what it was given, from its processes (after the
 // ProcessCollector, whose pids it walks): account and GPUs from the Slurm
 // variables of a job process's /proc/<pid>/environ (SLURM_JOB_ACCOUNT,
-// SLURM_JOB_GPUS else SLURM_STEP_GPUS), the uid from SLURM_JOB_UID or else
-// the owner of /proc/<pid> (v2 paths carry no uid), and the user's login
+// SLURM_JOB_GPUS else SLURM_STEP_GPUS), the uid from the owner of
+// /proc/<pid> (v2 paths carry no uid; SLURM_JOB_UID only from a process
+// root runs, since a job may put any value in its environment but cannot
+// change who owns its processes), and the user's login
 // name. Each is read until known, then kept in JobFacts. Environments are
 // read at most a few per pass and a few dozen in the job's life: other
 // schedulers, and jobs whose processes all came through pam_slurm_adopt,

@@ -208,6 +208,7 @@ class PrometheusAccounting final : public AccountingSource {
     double last_sample = static_cast<double>(b);
     double samples_per_node = 0;
     std::set<std::string> nodes;
+    std::string other_owner;  // a second user label: who owns the job is then not known
     for (const Series& s : *facts) {
       if (s.samples.empty() || !std::isfinite(s.samples.front().value)) continue;
       const double value = s.samples.front().value;
@@ -222,6 +223,7 @@ class PrometheusAccounting final : public AccountingSource {
         if (record.user.empty()) record.user = s.label("user");
         if (!record.uid) record.uid = parse_uid(s.label("uid"));
         if (record.account.empty()) record.account = s.label("account");
+        if (!s.label("user").empty() && s.label("user") != record.user) other_owner = s.label("user");
       } else if (field == "cpus") {
         record.alloc_cpus = static_cast<int>(std::lround(value));
       } else if (field == "mem") {
@@ -229,6 +231,13 @@ class PrometheusAccounting final : public AccountingSource {
       } else if (field == "gpus") {
         record.alloc_gpus = static_cast<int>(std::lround(value));
       }
+    }
+    // The labels come from the jobs' own environments (SLURM_JOB_ID names the
+    // job on cgroup v2 with SLUIDs): a job exported under another's id would
+    // otherwise make its owner that job's owner, and its reader.
+    if (!other_owner.empty()) {
+      return unavailable("job " + raw_id + ": its jobs_info series name two owners (" + record.user + " and " +
+                         other_owner + "): refused, as its owner is not known; use sacct or the accounting DB");
     }
     nodes.erase("");
     record.alloc_nodes = static_cast<int>(nodes.size());

@@ -99,6 +99,9 @@ expect_error() {
 JOB_A=$(random_job_id)
 JOB_B=$((JOB_A + 1))
 JOB_C=$((JOB_A + 2))
+# Running on two nodes whose collectors name two owners (a job exported under
+# another's id from its environment): its owner is not known.
+JOB_D=$((JOB_A + 3))
 UNKNOWN=$((JOB_A + 7))
 # Slurm 26.05 SLUIDs: job C's, exported with its number; one the collector
 # has only under its SLUID (no readable SLURM_JOB_ID yet).
@@ -112,6 +115,8 @@ mkdir -p "$T/files"
 cat >"$T/files/metrics" <<EOF
 jobs_info{instance="node9",slurm_job="$JOB_C",user="alice",uid="1001",account="research",sluid="$SLUID_C"} 1
 jobs_info{instance="node9",slurm_job="$SLUID_U",user="erin",uid="1005",account="research",sluid="$SLUID_U"} 1
+jobs_info{instance="node9",slurm_job="$JOB_D",user="dan",uid="1006",account="research"} 1
+jobs_info{instance="node8",slurm_job="$JOB_D",user="mallory",uid="1007",account="research"} 1
 jobs_cpus_allocated{instance="node9",slurm_job="$JOB_C"} 2
 jobs_cpu_percent{instance="node9",slurm_job="$JOB_C"} 150
 jobs_rss{instance="node9",slurm_job="$JOB_C"} 100
@@ -265,6 +270,10 @@ check "still serving after the refusals (got $code)" test "$code" = 200
 # --- the running job
 expect_error "mail of running job $JOB_C" 409 -H "X-Remote-User: alice" "$B/mail/$JOB_C"
 expect_error "mail of alice's running job for bob" 403 -H "X-Remote-User: bob" "$B/mail/$JOB_C"
+
+expect_error "a job whose series name two owners, for one of them" 502 -H "X-Remote-User: mallory" "$B/api/v1/jobs/$JOB_D/usage"
+check "the error says so ($(head -c 200 "$T/body"))" grep -Eq "name two owners \((dan and mallory|mallory and dan)\)" "$T/body"
+expect_error "a job whose series name two owners, for an admin" 502 -H "X-Remote-User: carol" "$B/api/v1/jobs/$JOB_D/usage"
 
 # --- a SLUID wherever a job id goes (resolved through jobs_info{sluid})
 code=$(as alice "$B/api/v1/jobs/$(printf %s "$SLUID_C" | tr '[:upper:]' '[:lower:]')/usage")

@@ -22,6 +22,10 @@
 #include "test_fixtures.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include <memory>
 #include <string>
@@ -252,4 +256,54 @@ TEST_CASE("apply_cpu_reading: v1 per-core from its counters, v2 cores scaled to 
     CHECK(latest.cpu_time_total == Approx(10.0));
     CHECK(latest.cpu_time_core[0].second == Approx(6.0));
   }
+}
+
+TEST_CASE("a job's own SLURM_JOB_UID never beats the owner of its processes", "[collectors]") {
+  if (::geteuid() != 0) {
+    WARN("not root: cannot give a copied /proc entry another owner; not tested");
+    return;
+  }
+  // The slurm-v1 tree copied, job 102's processes claiming uid 4321 in
+  // their environments.
+  char pattern[] = "/tmp/petricore-owner.XXXXXX";
+  const std::filesystem::path dir = ::mkdtemp(pattern);
+  std::filesystem::copy(fixtures_dir() / "slurm-v1", dir,
+                        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  OneJob probe("slurm-v1", "102");
+  ProcessCollector walk(probe.cgroups, probe.slow, {}, 16);
+  probe.collect(walk);
+  REQUIRE_FALSE(probe.findings.pids.empty());
+  for (int pid : probe.findings.pids) {
+    std::ofstream(dir / "proc" / std::to_string(pid) / "environ", std::ios::app | std::ios::binary)
+        << std::string("SLURM_JOB_UID=4321\0", 19);
+  }
+  auto owned_by = [&](unsigned uid) {
+    for (int pid : probe.findings.pids) REQUIRE(::chown((dir / "proc" / std::to_string(pid)).c_str(), uid, uid) == 0);
+    ErrorCounter errors;
+    CgroupReader cgroups(*open_directory((dir / "cgroup").string()), errors);
+    ProcfsReader procfs(*open_directory((dir / "proc").string()), errors);
+    SkipCounter skips;
+    SlowReads slow(procfs.root_fd(), 15, errors, skips);
+    JobCgroups cg;
+    for (JobCgroups& found : make_layout(LayoutKind::Auto)->discover(cgroups.root_fd(), errors))
+      if (found.job_id == "102") cg = found;
+    JobFacts facts;
+    CpuRate rate;
+    ProcessFindings findings;
+    JobContext job{cg, 1.0, facts, rate, false, nullptr, &findings};
+    ProcessCollector processes(cgroups, slow, {}, 16);
+    EnvironCollector environ(procfs, slow);
+    for (JobCollector* c : std::initializer_list<JobCollector*>{&processes, &environ}) {
+      auto state = c->new_job();
+      c->prepare(job, state.get());
+      JobSample out;
+      c->collect(job, state.get(), out);
+    }
+    return facts.uid;
+  };
+  // A user's processes: their owner, whatever they claim.
+  CHECK(owned_by(1234) == std::optional<unsigned>(1234));
+  // Root's (slurmstepd's): the claim is believed.
+  CHECK(owned_by(0) == std::optional<unsigned>(4321));
+  std::filesystem::remove_all(dir);
 }
