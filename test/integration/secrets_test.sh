@@ -155,7 +155,10 @@ no_secret "init-db, MariaDB down" "$T/initdb.out" "$T/initdb.err"
 
 # --- collect: a pass or two pushing to nobody, then SIGTERM (the DELETE)
 if [ -d "$fixtures/slurm-v1/cgroup" ]; then
-  pc collect --interval 1 --cgroup-root "$fixtures/slurm-v1/cgroup" --proc-root "$fixtures/slurm-v1/proc" \
+  # Not through pc: a function sent to the background is a subshell, and $!
+  # would be its pid, not the collector's (which then outlived the suite).
+  "$PETRICORE" --config "$T/petricore.toml" --log-level debug collect --interval 1 \
+    --cgroup-root "$fixtures/slurm-v1/cgroup" --proc-root "$fixtures/slurm-v1/proc" \
     --push-timeout 1 >"$T/collect.out" 2>"$T/collect.err" &
   COLLECT_PID=$!
   sleep 2.5
