@@ -40,16 +40,6 @@ inline Labels on(const std::string& instance, Labels extra = {}) {
   return extra;
 }
 
-inline JobReport report_of(JobRecord record, Metrics metrics, std::optional<std::vector<Series>> gpu = std::nullopt,
-                           model::RuleThresholds thresholds = {}) {
-  JobReport report;
-  report.usage = analysis::summarize(std::move(record), std::move(metrics), std::move(gpu));
-  report.findings = analysis::evaluate_rules(report.usage, thresholds);
-  report.warning = model::has_warning(report.findings);
-  report.thresholds = std::move(thresholds);
-  return report;
-}
-
 // A serial Python script on four cores of one node, with too much memory
 // asked for and its I/O outside scratch.
 inline JobReport serial_job() {
@@ -86,7 +76,7 @@ inline JobReport serial_job() {
   m["jobs_uses_scratch"] = {per_minute(on("node01"), {0, 0, 0})};
   m["jobs_thread_count"] = {per_minute(on("node01", {{"proc_name", "python3"}}), {1, 1, 1}),
                             per_minute(on("node01", {{"proc_name", "bash"}}), {1, 1})};
-  return report_of(job, m);
+  return report_from(job, m);
 }
 
 // Two GPU nodes whose GPUs idled, with an uneven core load.
@@ -127,7 +117,7 @@ inline JobReport gpu_job() {
                          per_minute(on("gpu02", {{"gpuid", "1"}}), {1})};
   std::vector<Series> utilisation = {per_minute({{"instance", "gpu01"}, {"gpu", "0"}}, {0, 0}),
                                      per_minute({{"instance", "gpu02"}, {"gpu", "1"}}, {0, 0})};
-  return report_of(job, m, utilisation);
+  return report_from(job, m, utilisation);
 }
 
 // Killed for memory before any sample reached Prometheus.
@@ -145,7 +135,7 @@ inline JobReport oom_without_metrics() {
   job.alloc_mem_mb = 2000;
   job.alloc_nodes = 1;
   job.node_list = "node07";
-  return report_of(job, {});
+  return report_from(job, {});
 }
 
 // A running job: no end yet, runtime up to its latest sample.
@@ -162,7 +152,7 @@ inline JobReport running_job() {
   Metrics m;
   m["jobs_cpu_percent"] = {per_minute(on("node02"), {199, 200, 198.5})};
   m["jobs_rss"] = {per_minute(on("node02"), {500, 510})};
-  return report_of(job, m);
+  return report_from(job, m);
 }
 
 }  // namespace petricore::test::golden

@@ -49,7 +49,7 @@ JobReport many_series_job(const std::string& metric, int count) {
   for (int i = 0; i < count; ++i)
     m[metric].push_back(test::sample_series({{"instance", "node01"}, {"core", std::to_string(i)}}, 41, 15,
                                             [i](std::size_t) { return i + 1.0; }));
-  return report_of(std::move(job), std::move(m));
+  return test::report_from(std::move(job), std::move(m));
 }
 
 // router_test.cpp's report built by hand: no series, a mean and a resident
@@ -172,11 +172,11 @@ std::vector<Case> all_reports() {
   strict.cpu_efficiency_warning = 72.5;
   strict.cpu_efficiency_critical = 50;
   four = test::four_node_job();
-  add("four_node_strict", report_of(four.usage.job, four.usage.series, std::nullopt, strict));
+  add("four_node_strict", test::report_from(four.usage.job, four.usage.series, std::nullopt, strict));
   model::RuleThresholds thirds;
   thirds.cpu_efficiency_warning = 100.0 / 3;
   JobReport gpu = test::gpu_training_job();
-  add("gpu_training_thirds", report_of(gpu.usage.job, gpu.usage.series, std::nullopt, thirds));
+  add("gpu_training_thirds", test::report_from(gpu.usage.job, gpu.usage.series, std::nullopt, thirds));
   return cases;
 }
 

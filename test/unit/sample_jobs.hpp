@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,16 @@ inline model::Series sample_series(std::map<std::string, std::string> labels, st
   return s;
 }
 
-inline model::JobReport report_from(model::JobRecord record,
-                                    std::map<std::string, std::vector<model::Series>> metrics) {
+// The report the analyzer makes of `record` and `metrics` (and the GPU
+// utilisation series `gpu`), judged at `thresholds`.
+inline model::JobReport report_from(model::JobRecord record, std::map<std::string, std::vector<model::Series>> metrics,
+                                    std::optional<std::vector<model::Series>> gpu = std::nullopt,
+                                    model::RuleThresholds thresholds = {}) {
   model::JobReport report;
-  report.usage = analysis::summarize(std::move(record), std::move(metrics), std::nullopt);
-  report.findings = analysis::evaluate_rules(report.usage, {});
+  report.usage = analysis::summarize(std::move(record), std::move(metrics), std::move(gpu));
+  report.findings = analysis::evaluate_rules(report.usage, thresholds);
   report.warning = model::has_warning(report.findings);
+  report.thresholds = std::move(thresholds);
   return report;
 }
 
