@@ -357,16 +357,20 @@ void Core::on_accept(beast::error_code ec, tcp::socket socket) {
 void Core::refuse_connection(tcp::socket socket) {
   // A short answer fits any fresh socket's send buffer: written at once,
   // never waited for, and the descriptor is closed before the next accept.
-  static const std::string kRefusal =
-      "HTTP/1.1 503 Service Unavailable\r\nServer: petricore\r\nContent-Type: application/json\r\n"
-      "Retry-After: 1\r\nConnection: close\r\nContent-Length: 38\r\n\r\n{\"error\": \"too many open connections\"}";
+  static constexpr const char* kWhy = "too many open connections";
+  static const std::string kRefusal = [] {
+    const std::string body = std::string("{\"error\": \"") + kWhy + "\"}";
+    return "HTTP/1.1 503 Service Unavailable\r\nServer: petricore\r\nContent-Type: application/json\r\n"
+           "Retry-After: 1\r\nConnection: close\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n" + body;
+  }();
   beast::error_code ec;
   socket.non_blocking(true, ec);
   if (!ec) socket.write_some(net::buffer(kRefusal), ec);
   socket.shutdown(tcp::socket::shutdown_both, ec);
   socket.close(ec);
   HttpRequest request;
-  HttpResponse response = json_error(503, "too many open connections");
+  HttpResponse response = json_error(503, kWhy);
   try {
     service.observe(request, response, 0.0);
   } catch (...) {
