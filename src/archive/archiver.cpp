@@ -2,28 +2,17 @@
 
 #include "analysis/archive_record.hpp"
 #include "core/log.hpp"
+#include "core/number_text.hpp"
 #include "core/time_text.hpp"
 #include "model/job_id.hpp"
 #include "sources/accounting.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <set>
 #include <utility>
 
 namespace petricore::archive {
-namespace {
-
-std::optional<std::int64_t> whole_number(const std::string& text) {
-  std::int64_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-}  // namespace
-
 Archiver::Archiver(sources::AccountingSource& accounting, Analyze analyze, RenderJson render_json,
                    ArchiverOptions options, Clock clock)
     : accounting_(accounting),
@@ -64,7 +53,7 @@ ArchiveRun Archiver::archive_window(sources::JobArchive& archive, std::int64_t s
     // Those to analyse: numeric ids the archive does not have yet.
     std::vector<model::JobRecord> fresh;
     for (const model::JobRecord& job : jobs) {
-      const std::optional<std::int64_t> id = whole_number(job.raw_id);
+      const std::optional<std::int64_t> id = job.numeric_raw_id();
       if (id && job.end == from && handled_at_from.count(*id) > 0) continue;
       ++run.counts.listed;
       if (!id || !job.end) {
@@ -154,7 +143,7 @@ ArchiveRun Archiver::archive_window(sources::JobArchive& archive, std::int64_t s
     const std::int64_t last_end = *jobs.back().end;
     if (last_end != from) handled_at_from.clear();
     for (const model::JobRecord& job : jobs) {
-      const std::optional<std::int64_t> id = whole_number(job.raw_id);
+      const std::optional<std::int64_t> id = job.numeric_raw_id();
       if (id && job.end == last_end) handled_at_from.insert(*id);
     }
     from = last_end;
@@ -175,7 +164,7 @@ ArchiveRun Archiver::catch_up(sources::JobArchive& archive, const std::function<
   }
   std::int64_t watermark = now - options_.backfill_seconds;
   if (*setting) {
-    if (auto saved = whole_number(**setting)) {
+    if (auto saved = parse_whole_number(**setting)) {
       watermark = *saved;
     } else {
       log::warning("archive: the watermark '" + **setting + "' is not a time; starting from " +

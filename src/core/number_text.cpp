@@ -1,5 +1,7 @@
 #include "core/number_text.hpp"
 
+#include <charconv>
+
 #include <cstdio>
 
 namespace petricore {
@@ -19,6 +21,13 @@ std::string number_text(double value, int decimals) {
   }
   if (text == "-0") text = "0";
   return text;
+}
+
+std::optional<std::int64_t> parse_whole_number(std::string_view text) {
+  std::int64_t value = 0;
+  auto [stop, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc{} || stop != text.data() + text.size()) return std::nullopt;
+  return value;
 }
 
 }  // namespace petricore

@@ -2,6 +2,8 @@
 // knows about one job: owner, time window, allocation, final state.
 #pragma once
 
+#include "core/number_text.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -43,6 +45,10 @@ struct JobRecord {
   // source has none (the jobs_info source, a job still running).
   std::optional<double> total_cpu_seconds;  // TotalCPU: user + system over the steps, seconds
   std::optional<double> max_rss_mb;         // max MaxRSS over the steps, MiB
+
+  // raw_id as a number (what the job archive keeps a job under); nullopt
+  // when it is empty or not a whole number.
+  std::optional<std::int64_t> numeric_raw_id() const { return parse_whole_number(raw_id); }
 
   bool running() const { return start.has_value() && !end.has_value(); }
   bool finished() const { return end.has_value(); }

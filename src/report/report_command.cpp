@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -170,11 +169,7 @@ std::optional<std::int64_t> archive_key(const Result<model::JobReport>& report, 
     if (id.array_task || id.het_component) return std::nullopt;
     return id.job;
   }
-  const std::string& raw = report->usage.job.raw_id;
-  std::int64_t key = 0;
-  auto [end, error] = std::from_chars(raw.data(), raw.data() + raw.size(), key);
-  if (raw.empty() || error != std::errc{} || end != raw.data() + raw.size()) return std::nullopt;
-  return key;
+  return report->usage.job.numeric_raw_id();
 }
 
 // The job archive's report of a finished job that Prometheus no longer has

@@ -4,7 +4,6 @@
 #include "model/sluid.hpp"
 #include "sources/accounting.hpp"
 
-#include <charconv>
 #include <utility>
 
 namespace petricore::serve {
@@ -133,10 +132,8 @@ Result<CachedReportPtr> JobService::analyse(const model::JobRecord& record) {
   auto report = analyze_(record);
   const bool nothing = !report || report->usage.no_metrics();
   if (nothing && record.finished() && from_archive_) {
-    std::int64_t raw_id = 0;
-    auto [end, error] = std::from_chars(record.raw_id.data(), record.raw_id.data() + record.raw_id.size(), raw_id);
-    if (!record.raw_id.empty() && error == std::errc{} && end == record.raw_id.data() + record.raw_id.size()) {
-      auto kept = from_archive_(raw_id);
+    if (const std::optional<std::int64_t> raw_id = record.numeric_raw_id()) {
+      auto kept = from_archive_(*raw_id);
       if (!kept) log::warning("job " + record.job_id + ": " + kept.error().message);
       // The archive's record when it has samples, or when Prometheus failed.
       if (kept && *kept && (!report || !(**kept)->report.usage.no_metrics())) return **kept;

@@ -114,10 +114,9 @@ Result<int> JobArchive::store_first(const model::ArchivedJob& a) {
 
 Result<int> JobArchive::store_version(const model::ArchivedJob& a, bool first_only) {
   const model::JobRecord& j = a.job;
-  std::int64_t job_id = 0;
-  auto r = std::from_chars(j.raw_id.data(), j.raw_id.data() + j.raw_id.size(), job_id);
-  if (j.raw_id.empty() || r.ec != std::errc{} || r.ptr != j.raw_id.data() + j.raw_id.size())
-    return bad_input("job " + j.job_id + ": no numeric job id to archive it under");
+  const std::optional<std::int64_t> numeric_id = j.numeric_raw_id();
+  if (!numeric_id) return bad_input("job " + j.job_id + ": no numeric job id to archive it under");
+  const std::int64_t job_id = *numeric_id;
   if (!j.end) return bad_input("job " + j.job_id + " has not ended: only finished jobs are archived");
   auto mask = finding_mask(a);
   if (!mask) return mask.error();
