@@ -2,6 +2,7 @@
 
 #include "core/curl_library.hpp"
 #include "core/http_url.hpp"
+#include "core/one_line.hpp"
 #include "core/secret_file.hpp"
 
 #include <curl/curl.h>
@@ -21,14 +22,6 @@ bool starts_with_nocase(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), s.begin(), [](char a, char b) {
            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
          });
-}
-
-// Control characters would break the one-line message contract.
-std::string one_line(std::string_view text) {
-  std::string out;
-  for (char c : text) out += std::iscntrl(static_cast<unsigned char>(c)) ? ' ' : c;
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
 }
 
 // An address as SMTP's MAIL FROM / RCPT TO take it: no spaces, brackets or

@@ -24,6 +24,7 @@
 
 #include "core/http_url.hpp"
 #include "core/log.hpp"
+#include "core/one_line.hpp"
 #include "core/secret_file.hpp"
 #include "core/signals.hpp"
 #include "core/startup_error.hpp"
@@ -49,14 +50,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kMaxIdle = std::chrono::seconds(60);
 constexpr std::size_t kMaxIdleSessions = 8;
-
-// One line: server diagnostics may hold newlines.
-std::string one_line(std::string text) {
-  std::replace_if(
-      text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text;
-}
 
 // A user name as it may appear in a message or a log line: control bytes
 // (a newline would forge a log line) become '?'.
