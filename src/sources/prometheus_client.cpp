@@ -1,23 +1,24 @@
 #include "sources/prometheus_client.hpp"
 
+#include "sources/prometheus_answer.hpp"
+
 #include "core/curl_library.hpp"
 #include "core/encoding.hpp"
 #include "core/http_url.hpp"
 #include "core/log.hpp"
+#include "core/one_line.hpp"
 #include "core/startup_error.hpp"
 #include "petricore_version.hpp"
 
 #include <curl/curl.h>
-#include <boost/json.hpp>
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -30,23 +31,11 @@
 namespace petricore::sources {
 namespace {
 
-using model::Sample;
 using model::Series;
-namespace json = boost::json;
 
 constexpr std::size_t max_idle_handles = 8;
 constexpr std::size_t max_response_bytes = 256u << 20;  // a runaway query must not eat the host
 constexpr std::size_t max_get_query_bytes = 2000;       // longer parameters go in a POST body
-
-// Control characters (a multi-line error from a proxy) would break the
-// one-line error contract.
-std::string one_line(std::string_view text, std::size_t max_size = 300) {
-  std::string out;
-  for (char c : text.substr(0, max_size)) out += std::iscntrl(static_cast<unsigned char>(c)) ? ' ' : c;
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  if (text.size() > max_size) out += "...";
-  return out;
-}
 
 // Epoch seconds and durations as Prometheus parses them: a decimal float,
 // millisecond precision (its own resolution).
@@ -79,129 +68,27 @@ std::string form_encode(const Params& params) {
   return out;
 }
 
-// Prometheus sends "NaN", "+Inf", "-Inf" and plain decimals, always as
-// strings. std::from_chars is locale-independent (unlike strtod) but takes
-// no leading '+'.
-bool parse_sample_value(std::string_view text, double& out) {
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-  if (text.empty() || text.front() == '+') return false;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, out);
-  return ec == std::errc() && ptr == end;
-}
-
-Error malformed(std::string why) {
-  return unavailable("malformed response: " + std::move(why));
-}
-
-// One [<time>, "<value>"] pair.
-bool decode_sample(const json::value& pair, Sample& out, std::string& why) {
-  const json::array* a = pair.if_array();
-  if (!a || a->size() != 2) {
-    why = "a sample is not a [time, \"value\"] pair";
-    return false;
-  }
-  json::error_code ec;
-  out.time = (*a)[0].to_number<double>(ec);
-  if (ec) {
-    why = "a sample time is not a number";
-    return false;
-  }
-  // Boost.JSON reads 75e6760 as infinity: no instant, and the analysis
-  // would divide by durations built from it.
-  if (!std::isfinite(out.time)) {
-    why = "a sample time is not finite";
-    return false;
-  }
-  const json::string* text = (*a)[1].if_string();
-  if (!text) {
-    why = "a sample value is not a string";
-    return false;
-  }
-  if (!parse_sample_value(std::string_view(text->data(), text->size()), out.value)) {
-    why = "sample value '" + one_line(std::string_view(text->data(), text->size()), 40) + "' is not a number";
-    return false;
-  }
-  return true;
-}
-
-bool decode_labels(const json::value* metric, Series& out, std::string& why) {
-  if (!metric) return true;  // absent: no labels
-  const json::object* labels = metric->if_object();
-  if (!labels) {
-    why = "\"metric\" is not an object";
-    return false;
-  }
-  for (const auto& [name, value] : *labels) {
-    const json::string* text = value.if_string();
-    if (!text) {
-      why = "label '" + one_line(std::string_view(name.data(), name.size()), 40) + "' is not a string";
-      return false;
-    }
-    out.labels.emplace(std::string(name.data(), name.size()), std::string(text->data(), text->size()));
-  }
-  return true;
-}
-
-// A "matrix" (values) or "vector" (value) element.
-bool decode_series(const json::value& element, bool matrix, Series& out, std::string& why) {
-  const json::object* object = element.if_object();
-  if (!object) {
-    why = "a result element is not an object";
-    return false;
-  }
-  if (!decode_labels(object->if_contains("metric"), out, why)) return false;
-  if (matrix) {
-    // A series with native-histogram samples only has "histograms" and no
-    // "values": it has no float samples for us.
-    const json::value* values = object->if_contains("values");
-    if (!values) return true;
-    const json::array* list = values->if_array();
-    if (!list) {
-      why = "\"values\" is not an array";
-      return false;
-    }
-    out.samples.reserve(list->size());
-    for (const json::value& pair : *list) {
-      Sample sample;
-      if (!decode_sample(pair, sample, why)) return false;
-      out.samples.push_back(sample);
-    }
-    return true;
-  }
-  const json::value* value = object->if_contains("value");
-  if (!value) return true;  // a histogram sample
-  Sample sample;
-  if (!decode_sample(*value, sample, why)) return false;
-  out.samples.push_back(sample);
-  return true;
-}
-
-std::string string_field(const json::object& object, std::string_view key) {
-  // Spelled out: Boost 1.75's json::string_view does not convert from std::string_view.
-  const json::value* value = object.if_contains(json::string_view(key.data(), key.size()));
-  const json::string* text = value ? value->if_string() : nullptr;
-  return text ? std::string(text->data(), text->size()) : std::string();
-}
-
-Result<std::vector<Series>> decode(std::string_view body, bool& api_error);  // below
-
 // One pooled handle and the buffers libcurl writes into while it works.
 struct Connection {
   CurlEasy handle;
-  std::string body;
+  std::optional<PrometheusAnswer> answer;  // the body, decoded as it arrives
   bool too_large = false;
+  bool not_json = false;  // the body stopped being JSON: the rest was not read
   char error[CURL_ERROR_SIZE] = {};
 };
 
+// Returning less than was given aborts the transfer with CURLE_WRITE_ERROR.
 size_t collect_body(char* data, size_t size, size_t count, void* user) {
   auto* connection = static_cast<Connection*>(user);
   const std::size_t n = size * count;
-  if (connection->body.size() + n > max_response_bytes) {
+  if (connection->answer->size() + n > max_response_bytes) {
     connection->too_large = true;
-    return 0;  // aborts the transfer with CURLE_WRITE_ERROR
+    return 0;
   }
-  connection->body.append(data, n);
+  if (!connection->answer->feed(std::string_view(data, n))) {
+    connection->not_json = true;
+    return 0;
+  }
   return n;
 }
 
@@ -253,8 +140,7 @@ struct PrometheusClient::Impl {
   }
 
   void give_back(std::unique_ptr<Connection> c) {
-    c->body.clear();
-    c->body.shrink_to_fit();  // an idle handle should not hold a large answer's memory
+    c->answer.reset();  // an idle handle holds no answer's memory
     std::lock_guard<std::mutex> lock(mutex);
     if (idle.size() < max_idle_handles) idle.push_back(std::move(c));
   }
@@ -282,19 +168,20 @@ struct PrometheusClient::Impl {
       lib.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(form.size()));
       lib.easy_setopt(h, CURLOPT_POSTFIELDS, form.c_str());  // form-encoded is libcurl's default type
     }
-    c->body.clear();
+    c->answer.emplace();
     c->too_large = false;
+    c->not_json = false;
     c->error[0] = '\0';
     ++requests;
     const auto started = std::chrono::steady_clock::now();
     const CURLcode rc = lib.easy_perform(h);
     lib.easy_setopt(h, CURLOPT_POSTFIELDS, nullptr);  // `form` is about to go away
     const std::string prefix = "Prometheus query to " + shown_url + " failed: ";
-    if (rc != CURLE_OK) {
+    if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && c->not_json)) {
       std::string reason = c->too_large
                                ? "the answer is larger than " + std::to_string(max_response_bytes >> 20) + " MiB"
                                : std::string(lib.easy_strerror(rc));
-      if (!c->too_large && c->error[0] != '\0') reason += " (" + one_line(c->error) + ")";
+      if (!c->too_large && c->error[0] != '\0') reason += " (" + one_line(c->error, 300) + ")";
       give_back(std::move(c));
       return unavailable(prefix + reason);
     }
@@ -303,15 +190,15 @@ struct PrometheusClient::Impl {
     // The body is decoded even for an HTTP error: Prometheus explains 400,
     // 422 and 503 in the same JSON ({"status":"error","errorType",...}).
     const auto received = std::chrono::steady_clock::now();
-    bool api_error = false;
-    Result<std::vector<Series>> decoded = decode(c->body, api_error);
-    const std::string body_start = one_line(c->body, 200);
+    PrometheusAnswer& answer = *c->answer;
+    Result<std::vector<Series>> decoded = answer.finish();
+    const bool api_error = answer.api_error();
+    const std::string body_start = one_line(answer.start(), 200) + (answer.size() > answer.start().size() ? "..." : "");
     if (log::level() <= log::Level::Debug) {
       using ms = std::chrono::duration<double, std::milli>;
       char line[160];
-      std::snprintf(line, sizeof line, "%s: HTTP %ld, %zu bytes in %.1f ms, decoded in %.1f ms: ", endpoint, status,
-                    c->body.size(), ms(received - started).count(),
-                    ms(std::chrono::steady_clock::now() - received).count());
+      std::snprintf(line, sizeof line, "%s: HTTP %ld, %zu bytes received and decoded in %.1f ms: ", endpoint, status,
+                    answer.size(), ms(received - started).count());
       log::debug(line + (decoded ? std::to_string(decoded->size()) + " series" : decoded.error().message) + " for " +
                  one_line(params.front().second, 160));
     }
@@ -332,7 +219,7 @@ struct PrometheusClient::Impl {
 
 PrometheusClient::PrometheusClient(PrometheusConfig config) : impl_(std::make_unique<Impl>()) {
   impl_->base = validated_base_url(config.url, "Prometheus URL");
-  impl_->shown = one_line(redact_userinfo(impl_->base));
+  impl_->shown = one_line(redact_userinfo(impl_->base), 300);
   if (!(config.timeout_seconds > 0 && config.timeout_seconds <= 86400)) {
     throw StartupError("Prometheus timeout must be between 0 and 86400 seconds");
   }
@@ -371,80 +258,6 @@ int PrometheusClient::requests() const {
 
 const std::string& PrometheusClient::url() const {
   return impl_->shown;
-}
-
-namespace {
-
-// decode_query_response, also telling whether an error is Prometheus's own
-// answer ({"status":"error"}) rather than a body that is not the API's.
-Result<std::vector<Series>> decode(std::string_view body, bool& api_error) {
-  api_error = false;
-  json::error_code ec;
-  // The parsed document only lives until its series are copied out: a
-  // monotonic arena makes its many small allocations nearly free.
-  json::monotonic_resource arena;
-  const json::value document = json::parse(json::string_view(body.data(), body.size()), ec, &arena);
-  if (ec) {
-    if (body.empty()) return malformed("empty body");
-    return malformed("not JSON (" + ec.message() + "): " + one_line(body, 80));
-  }
-  const json::object* root = document.if_object();
-  if (!root) return malformed("not a JSON object");
-  const std::string status = string_field(*root, "status");
-  if (status == "error") {
-    std::string type = string_field(*root, "errorType");
-    std::string error = string_field(*root, "error");
-    if (type.empty()) type = "error";
-    api_error = true;
-    return unavailable(one_line(type, 60) + ": " + (error.empty() ? "(no reason given)" : one_line(error)));
-  }
-  if (status != "success") return malformed("\"status\" is neither \"success\" nor \"error\"");
-
-  if (const json::value* warnings = root->if_contains("warnings")) {
-    if (const json::array* list = warnings->if_array()) {
-      for (const json::value& w : *list) {
-        if (const json::string* text = w.if_string()) {
-          log::debug("Prometheus warning: " + one_line(std::string_view(text->data(), text->size())));
-        }
-      }
-    }
-  }
-
-  const json::value* data_value = root->if_contains("data");
-  const json::object* data = data_value ? data_value->if_object() : nullptr;
-  if (!data) return malformed("no \"data\" object");
-  const std::string type = string_field(*data, "resultType");
-  const json::value* result = data->if_contains("result");
-  if (!result) return malformed("no \"data.result\"");
-
-  std::vector<Series> series;
-  std::string why;
-  if (type == "matrix" || type == "vector") {
-    const json::array* elements = result->if_array();
-    if (!elements) return malformed("\"data.result\" is not an array");
-    series.reserve(elements->size());
-    for (const json::value& element : *elements) {
-      Series s;
-      if (!decode_series(element, type == "matrix", s, why)) return malformed(why);
-      series.push_back(std::move(s));
-    }
-    return series;
-  }
-  if (type == "scalar") {
-    Series s;
-    if (!decode_sample(*result, s.samples.emplace_back(), why)) return malformed(why);
-    series.push_back(std::move(s));
-    return series;
-  }
-  if (type == "string") return malformed("a string result, where series were expected");
-  return malformed("unknown resultType '" + one_line(type, 40) + "'");
-}
-
-}  // namespace
-
-Result<std::vector<Series>> decode_query_response(std::string_view body) {
-  bool api_error = false;
-  return decode(body, api_error);
 }
 
 }  // namespace petricore::sources

@@ -1,6 +1,7 @@
 // A client of the Prometheus HTTP API (/api/v1/query, /api/v1/query_range),
 // which Thanos, VictoriaMetrics and Mimir also serve. libcurl (loaded through
-// core/curl_library.hpp) and Boost.JSON stay inside the .cpp.
+// core/curl_library.hpp) stays inside the .cpp; answers are decoded as they
+// arrive by sources/prometheus_answer.
 #pragma once
 
 #include "core/result.hpp"
@@ -42,10 +43,5 @@ class PrometheusClient final : public SeriesSource {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// Decodes an API response body: "matrix", "vector" or "scalar" results into
-// series, {"status":"error",...} into an Unavailable error naming errorType
-// and error. Pure; used by the client and tested on its own.
-Result<std::vector<model::Series>> decode_query_response(std::string_view body);
 
 }  // namespace petricore::sources

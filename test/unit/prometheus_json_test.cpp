@@ -1,16 +1,24 @@
 // Decoding the Prometheus HTTP API's query answers (sources/prometheus_client)
 // and quoting label values for PromQL.
+#include "sources/prometheus_answer.hpp"
 #include "sources/prometheus_client.hpp"
 #include "sources/promql.hpp"
 
+#include "../fuzz/prometheus_answer_tree.hpp"
 #include "catch.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
 using petricore::Error;
 using petricore::sources::decode_query_response;
+using petricore::sources::PrometheusAnswer;
 using petricore::sources::PrometheusClient;
 using petricore::sources::promql_string;
 
@@ -22,6 +30,14 @@ std::string error_of(std::string_view body) {
   CHECK(decoded.error().kind == Error::Kind::Unavailable);
   CHECK(decoded.error().message.find('\n') == std::string::npos);
   return decoded.error().message;
+}
+
+auto decode_in_pieces(std::string_view body, std::size_t piece) {
+  PrometheusAnswer answer;
+  for (std::size_t at = 0; at < body.size(); at += piece) {
+    if (!answer.feed(body.substr(at, piece))) break;
+  }
+  return answer.finish();
 }
 
 }  // namespace
@@ -201,6 +217,99 @@ TEST_CASE("wrong types in the answer are errors", "[prometheus]") {
     CHECK(error_of(R"({"status":"success","data":{"resultType":"tensor","result":[]}})").find("tensor") !=
           std::string::npos);
   }
+}
+
+TEST_CASE("the streaming decoder agrees with the document tree on every recorded answer, whole or in pieces",
+          "[prometheus][stream]") {
+  // The fuzz corpus holds real answers (Prometheus, VictoriaMetrics, errors)
+  // and the inputs that once found bugs.
+  const char* fixtures = std::getenv("PETRICORE_FIXTURES");
+  REQUIRE(fixtures != nullptr);
+  const std::filesystem::path fuzz = std::filesystem::path(fixtures).parent_path() / "fuzz";
+  int answers = 0;
+  for (const char* dir : {"corpus/prometheus_json", "regressions/prometheus_json"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(fuzz / dir)) {
+      std::ifstream in(entry.path(), std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      const std::string body = text.str();
+      INFO(entry.path().string());
+      bool api_error = false;
+      const auto tree = petricore::reference::decode_with_tree(body, api_error);
+      const auto whole = decode_query_response(body);
+      CHECK(petricore::reference::same_decoding(whole, tree));
+      for (std::size_t piece : {1, 7, 4096})
+        CHECK(petricore::reference::same_decoding(decode_in_pieces(body, piece), tree));
+      ++answers;
+    }
+  }
+  CHECK(answers > 40);
+}
+
+TEST_CASE("the last of duplicated keys wins, as in a document", "[prometheus][stream]") {
+  auto decoded = decode_query_response(R"({"status":"error","status":"success",
+    "data":{"resultType":"vector","result":[{"metric":{},"value":[1,"bad"]}]},
+    "data":{"resultType":"scalar","resultType":"matrix","result":{},"result":[
+      {"metric":[],"metric":{"a":1,"a":"x","b":"y"},"values":[[1,"nope"]],"values":[[1,"1"],[2,"2"]],"value":7}]}})");
+  REQUIRE(decoded.ok());
+  REQUIRE(decoded->size() == 1);
+  CHECK((*decoded)[0].labels == std::map<std::string, std::string>{{"a", "x"}, {"b", "y"}});
+  REQUIRE((*decoded)[0].samples.size() == 2);
+  CHECK((*decoded)[0].samples[1].value == 2.0);
+  // A bad value left in place is still an error.
+  CHECK(error_of(R"({"status":"success","data":{"resultType":"matrix","result":[
+    {"metric":{"a":"x","a":1},"values":[]}]}})")
+            .find("label 'a'") != std::string::npos);
+}
+
+TEST_CASE("the result type may come after the result", "[prometheus][stream]") {
+  const std::string result = R"("result":[{"metric":{"n":"1"},"values":[[1,"10"],[2,"20"]],"value":[3,"30"]}])";
+  auto matrix = decode_query_response(R"({"data":{)" + result + R"(,"resultType":"matrix"},"status":"success"})");
+  REQUIRE(matrix.ok());
+  CHECK((*matrix)[0].samples.size() == 2);
+  auto vector = decode_query_response(R"({"data":{)" + result + R"(,"resultType":"vector"},"status":"success"})");
+  REQUIRE(vector.ok());
+  REQUIRE((*vector)[0].samples.size() == 1);
+  CHECK((*vector)[0].samples[0].value == 30.0);
+  auto scalar = decode_query_response(R"({"data":{"result":[5,"50"],"resultType":"scalar"},"status":"success"})");
+  REQUIRE(scalar.ok());
+  CHECK((*scalar)[0].samples[0].value == 50.0);
+}
+
+TEST_CASE("a body that stops being JSON is refused at once and its start kept", "[prometheus][stream]") {
+  PrometheusAnswer answer;
+  const std::string page = "<html><head><title>502 Bad Gateway</title></head>" + std::string(300, ' ') + "</html>";
+  CHECK_FALSE(answer.feed(page));  // the caller stops reading here
+  CHECK(answer.start().size() == 200);
+  CHECK(answer.start().substr(0, 6) == "<html>");
+  auto decoded = answer.finish();
+  REQUIRE_FALSE(decoded.ok());
+  CHECK(decoded.error().message.find("not JSON") != std::string::npos);
+  CHECK_FALSE(answer.api_error());
+
+  // Short: the decoder asks for more until it holds the page's first 200 bytes.
+  PrometheusAnswer short_page;
+  CHECK(short_page.feed("<html>"));
+  CHECK_FALSE(short_page.feed(std::string(300, 'x')));
+}
+
+TEST_CASE("a whole answer followed by more is not JSON; whitespace after it is fine", "[prometheus][stream]") {
+  const std::string answer = R"({"status":"success","data":{"resultType":"vector","result":[]}})";
+  CHECK(decode_query_response(answer + " \n\t\r ").ok());
+  CHECK(error_of(answer + "{}").find("not JSON (extra data)") != std::string::npos);
+  CHECK(decode_in_pieces(answer + "  {}", 3).error().message.find("extra data") != std::string::npos);
+  CHECK(decode_in_pieces(answer + "   ", 1).ok());
+}
+
+TEST_CASE("an API error is told apart from a malformed answer", "[prometheus][stream]") {
+  PrometheusAnswer answer;
+  answer.feed(R"({"status":"error","errorType":"bad_data","error":"invalid parameter \"query\""})");
+  CHECK_FALSE(answer.finish().ok());
+  CHECK(answer.api_error());
+  PrometheusAnswer other;
+  other.feed(R"({"status":"success"})");
+  CHECK_FALSE(other.finish().ok());
+  CHECK_FALSE(other.api_error());
 }
 
 TEST_CASE("promql_string quotes and escapes label values", "[prometheus]") {
