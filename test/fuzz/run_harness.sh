@@ -22,6 +22,8 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 set +e
 # The log without libFuzzer's line per new input; the status is the harness's.
-"$harness" -max_total_time="${PETRICORE_FUZZ_SECONDS:-5}" -timeout=10 -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
+# An input over 30 s is a hang: every input runs in milliseconds, the margin
+# is for a machine busy with other suites (scripts/fuzz says more).
+"$harness" -max_total_time="${PETRICORE_FUZZ_SECONDS:-5}" -timeout=30 -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
   -artifact_prefix="$artifacts/" "$scratch" "${inputs[@]}" 2>&1 | grep -v '^#[0-9]*[[:space:]]*\(NEW\|REDUCE\|pulse\)'
 exit "${PIPESTATUS[0]}"
