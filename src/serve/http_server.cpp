@@ -59,6 +59,17 @@ bool safe_header(const HttpHeader& h) {
          h.value.find_first_of(std::string_view("\r\n\0", 3)) == std::string::npos;
 }
 
+// The pages and SVG charts hold everything they show: one inline <style>,
+// charts as data: images, no script. A browser may load nothing else for
+// them, run nothing, and show them in no other site's frame, so a value
+// that slipped through escaping could not load or run anything either.
+constexpr const char* kDocumentPolicy =
+    "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
+
+bool is_document(std::string_view content_type) {
+  return content_type.rfind("text/html", 0) == 0 || content_type.rfind("image/svg+xml", 0) == 0;
+}
+
 std::string address_text(const net::ip::address& address) {
   if (address.is_v6() && address.to_v6().is_v4_mapped()) {
     return net::ip::make_address_v4(net::ip::v4_mapped, address.to_v6()).to_string();
@@ -261,6 +272,12 @@ class Session : public std::enable_shared_from_this<Session> {
       res->set(http::field::content_type, response.content_type);
     for (const auto& h : response.headers) {
       if (safe_header(h)) res->insert(h.name, h.value);
+    }
+    // A browser takes each answer for what its type says, never for HTML it
+    // guessed (a JSON error quoting a request must not become a page).
+    res->set("X-Content-Type-Options", "nosniff");
+    if (is_document(response.content_type) && res->find("Content-Security-Policy") == res->end()) {
+      res->set("Content-Security-Policy", kDocumentPolicy);
     }
     bool keep = keep_alive_ && !close_after && !core_.stopping;
     res->keep_alive(keep);

@@ -10,7 +10,9 @@
 # Checks: Chromium loads `/` and `/jobs/<A>`; --screenshot writes PNGs of the
 # window's size (kept, see "screenshot:" lines); --dump-dom of the job page
 # holds the job id, every finding's message and advice (taken from the job
-# JSON) and at least 4 inline charts; the index holds the job form; a load
+# JSON) and at least 4 inline charts; the index holds the job form; the job
+# page is sent with a Content-Security-Policy and neither page breaks it
+# (Chromium's console log names no violation); a load
 # recorded with --log-net-log requests nothing but 127.0.0.1 (data: and
 # about: aside); the served HTML references no http(s) URL but its own
 # server; /jobs/<unknown> is 404; with --auth header another user's job page
@@ -81,7 +83,7 @@ browser() {
     --disable-dev-shm-usage --no-first-run --no-default-browser-check --disable-background-networking \
     --disable-component-update --disable-sync --disable-quic --disable-extensions --hide-scrollbars \
     --disable-client-side-phishing-detection --disable-default-apps --disable-domain-reliability --no-pings \
-    --host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" \
+    --host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" --enable-logging=stderr --v=0 \
     --user-data-dir="$T/profile-$name" "$@" </dev/null >"$T/$name.out" 2>"$T/chromium-$name.log" &
   CHROME_PID=$!
   wait "$CHROME_PID"
@@ -236,6 +238,15 @@ form = re.search(r"<form[^>]*>", dom)
 sys.exit(not (form and re.search(r"method=\"get\"", form.group(0), re.I) and "/jobs/" in form.group(0)
               and re.search(r"<input[^>]*name=\"id\"", dom)))' "$T/dom-index.out"
 check "DOM of / lists the job page route" grep -q '/jobs/' "$T/dom-index.out"
+
+# --- the pages' Content-Security-Policy: sent, and nothing on them breaks it
+# (Chromium logs each violation as a console message on stderr).
+csp=$(curl -s -D - -o /dev/null --max-time 60 "$B/jobs/$JOB_A" | tr -d '\r' | grep -i '^content-security-policy:')
+check "the job page is sent with a Content-Security-Policy (${csp:-none})" test -n "$csp"
+for name in dom-job dom-index; do
+  violations=$(grep -c 'Content Security Policy' "$T/chromium-$name.log")
+  check "Chromium met no Content-Security-Policy violation loading $name ($violations)" test "$violations" = 0
+done
 
 # --- Chromium: no request leaves the host
 # net_log_check NETLOG PAGE_URL: "ok: ..." when the log has the request for

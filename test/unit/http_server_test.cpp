@@ -1,8 +1,8 @@
-// serve/http_server's cap on open connections, on a real server over
-// loopback sockets: one connection past max_connections is answered 503 and
-// closed before anything is read, the open ones go on being served, and a
-// place freed is taken again. Also how the default cap follows the
-// open-file limit.
+// serve/http_server on a real server over loopback sockets: its cap on open
+// connections (one past max_connections is answered 503 and closed before
+// anything is read, the open ones go on being served, a place freed is taken
+// again; the default cap follows the open-file limit), and the headers it
+// adds to every answer.
 #include "serve/http_server.hpp"
 
 #include <arpa/inet.h>
@@ -32,6 +32,24 @@ class OkService : public HttpService {
     if (response.status == 503) ++refused;
   }
   std::atomic<int> refused{0};
+};
+
+// Answers "ok" as the type its path names.
+class TypedService : public HttpService {
+ public:
+  void prepare(HttpRequest&) const override {}
+  HttpResponse handle(const HttpRequest& request) override {
+    HttpResponse response{200, "application/json", "ok", {}};
+    if (request.path == "/page") response.content_type = "text/html; charset=utf-8";
+    if (request.path == "/chart.svg") response.content_type = "image/svg+xml";
+    if (request.path == "/own") {
+      response.content_type = "text/html; charset=utf-8";
+      response.headers.push_back({"Content-Security-Policy", "default-src 'self'"});
+    }
+    return response;
+  }
+  bool runs_inline(const HttpRequest&) const override { return true; }
+  void observe(const HttpRequest&, const HttpResponse&, double) override {}
 };
 
 // A connected loopback socket, closed with the object.
@@ -115,4 +133,33 @@ TEST_CASE("the default connection cap keeps a quarter of the open-file limit, at
   CHECK(max_connections_for(65536) == 49152);
   CHECK(max_connections_for(200) == 136);  // 64 kept
   CHECK(max_connections_for(64) == 16);    // never below 16
+}
+
+TEST_CASE("every answer forbids type sniffing; pages and SVG charts may load and run nothing else", "[http_server]") {
+  TypedService service;
+  ServerOptions options;
+  options.port = 0;
+  HttpServer server(options, service);
+  server.start();
+  const std::string policy =
+      "Content-Security-Policy: default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; "
+      "frame-ancestors 'none'; base-uri 'none'\r\n";
+  auto get = [&](const std::string& path) {
+    Client client(server.port());
+    client.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    return client.receive();
+  };
+  for (const char* path : {"/page", "/chart.svg", "/json", "/own"}) {
+    INFO(path);
+    const std::string answer = get(path);
+    CHECK(answer.rfind("HTTP/1.1 200 OK\r\n", 0) == 0);
+    CHECK(answer.find("X-Content-Type-Options: nosniff\r\n") != std::string::npos);
+  }
+  CHECK(get("/page").find(policy) != std::string::npos);
+  CHECK(get("/chart.svg").find(policy) != std::string::npos);
+  CHECK(get("/json").find("Content-Security-Policy") == std::string::npos);  // not a document
+  const std::string own = get("/own");  // a handler's own policy is kept, not doubled
+  CHECK(own.find("Content-Security-Policy: default-src 'self'\r\n") != std::string::npos);
+  CHECK(own.find(policy) == std::string::npos);
+  server.stop();
 }
