@@ -140,18 +140,27 @@ struct ElementReading {
   std::string metric_problem, values_problem, value_problem;
 };
 
-// Everything under "data"; a second "data" key starts it afresh.
-struct DataReading {
-  bool present = false, is_object = false;
-  std::string result_type;
-  bool result_present = false, result_is_array = false;
-  PairReading result_pair;  // "data.result" read as a scalar's pair
+// "data.result", read as a matrix, a vector and a scalar at once (the
+// result type may come after it); a second "result" key starts it afresh.
+struct ResultReading {
+  bool present = false, is_array = false;
+  PairReading as_pair;  // read as a scalar's pair
   std::vector<Series> series;
   std::vector<std::optional<Sample>> values;   // each series's "value"
   std::string matrix_problem, vector_problem;  // of the first element that has one
   ElementReading element;                      // the one being read
   PairReading pair;                            // the sample being read in it
   bool pair_in_values = false;
+
+  // Neither the matrix nor the vector reading can succeed.
+  bool lost() const { return !matrix_problem.empty() && !vector_problem.empty(); }
+};
+
+// Everything under "data"; a second "data" key starts it afresh.
+struct DataReading {
+  bool present = false, is_object = false;
+  std::string result_type;
+  ResultReading result;
 };
 
 class Handler {
@@ -236,28 +245,28 @@ class Handler {
     if (status_ != "success") return malformed("\"status\" is neither \"success\" nor \"error\"");
     for (const std::string& warning : warnings_) log::debug("Prometheus warning: " + warning);
 
-    DataReading& data = data_;
-    if (!data.present || !data.is_object) return malformed("no \"data\" object");
-    if (!data.result_present) return malformed("no \"data.result\"");
-    const std::string& type = data.result_type;
+    if (!data_.present || !data_.is_object) return malformed("no \"data\" object");
+    ResultReading& result = data_.result;
+    if (!result.present) return malformed("no \"data.result\"");
+    const std::string& type = data_.result_type;
     if (type == "matrix" || type == "vector") {
-      if (!data.result_is_array) return malformed("\"data.result\" is not an array");
+      if (!result.is_array) return malformed("\"data.result\" is not an array");
       const bool matrix = type == "matrix";
-      const std::string& problem = matrix ? data.matrix_problem : data.vector_problem;
+      const std::string& problem = matrix ? result.matrix_problem : result.vector_problem;
       if (!problem.empty()) return malformed(problem);
       if (!matrix) {
-        for (std::size_t i = 0; i < data.series.size(); ++i) {
-          data.series[i].samples.clear();
-          if (data.values[i]) data.series[i].samples.push_back(*data.values[i]);
+        for (std::size_t i = 0; i < result.series.size(); ++i) {
+          result.series[i].samples.clear();
+          if (result.values[i]) result.series[i].samples.push_back(*result.values[i]);
         }
       }
-      return std::move(data.series);
+      return std::move(result.series);
     }
     if (type == "scalar") {
-      std::string problem = data.result_pair.problem();
+      std::string problem = result.as_pair.problem();
       if (!problem.empty()) return malformed(std::move(problem));
       std::vector<Series> series(1);
-      series[0].samples.push_back(data.result_pair.sample);
+      series[0].samples.push_back(result.as_pair.sample);
       return series;
     }
     if (type == "string") return malformed("a string result, where series were expected");
@@ -296,9 +305,9 @@ class Handler {
       case Role::Metric:
         return true;
       case Role::Pair:
-        return data_.pair.count == 1;
+        return data_.result.pair.count == 1;
       case Role::Result:
-        return data_.result_pair.count == 1;
+        return data_.result.as_pair.count == 1;
       default:
         return false;
     }
@@ -331,7 +340,7 @@ class Handler {
         sample_failed(kNotPair);
         return Role::Skip;
       case Role::Pair:
-        data_.pair.add(kind, number, text);
+        data_.result.pair.add(kind, number, text);
         return Role::Skip;
       case Role::Skip:
         return Role::Skip;
@@ -373,28 +382,25 @@ class Handler {
       return Role::Skip;
     }
     if (slot_ != Slot::Result) return Role::Skip;
-    std::string result_type = std::move(data_.result_type);
-    data_ = DataReading{};
-    data_.present = data_.is_object = true;
-    data_.result_type = std::move(result_type);
-    data_.result_present = true;
-    data_.result_is_array = kind == Kind::Array;
-    return data_.result_is_array ? Role::Result : Role::Skip;
+    data_.result = ResultReading{};
+    data_.result.present = true;
+    data_.result.is_array = kind == Kind::Array;
+    return data_.result.is_array ? Role::Result : Role::Skip;
   }
 
   Role in_result(Kind kind, double number, std::string_view text) {
-    data_.result_pair.add(kind, number, text);
+    data_.result.as_pair.add(kind, number, text);
     if (kind != Kind::Object) {
       const std::string problem = "a result element is not an object";
       note_problems(problem, problem);
       return Role::Skip;
     }
-    data_.element = ElementReading{};
+    data_.result.element = ElementReading{};
     return Role::Element;
   }
 
   Role in_element(Kind kind) {
-    ElementReading& e = data_.element;
+    ElementReading& e = data_.result.element;
     switch (slot_) {
       case Slot::Metric:
         e.series.labels.clear();
@@ -423,13 +429,13 @@ class Handler {
   }
 
   Role begin_pair(bool in_values) {
-    data_.pair = PairReading{};
-    data_.pair_in_values = in_values;
+    data_.result.pair = PairReading{};
+    data_.result.pair_in_values = in_values;
     return Role::Pair;
   }
 
   void label(Kind kind, std::string_view text) {
-    ElementReading& e = data_.element;
+    ElementReading& e = data_.result.element;
     if (kind == Kind::String) {
       e.series.labels.insert_or_assign(key_, std::string(text));
       e.bad_labels.erase(key_);
@@ -441,7 +447,7 @@ class Handler {
 
   // A sample of "values" that is not one: the element's matrix reading fails.
   void sample_failed(std::string problem) {
-    ElementReading& e = data_.element;
+    ElementReading& e = data_.result.element;
     if (!e.values_problem.empty()) return;
     e.values_problem = std::move(problem);
     e.series.samples = {};
@@ -453,7 +459,7 @@ class Handler {
     if (role == Role::Pair) {
       close_pair();
     } else if (role == Role::Metric) {
-      ElementReading& e = data_.element;
+      ElementReading& e = data_.result.element;
       if (!e.bad_labels.empty())
         e.metric_problem = "label '" + one_line(*e.bad_labels.begin(), 40) + "' is not a string";
     } else if (role == Role::Element) {
@@ -462,11 +468,12 @@ class Handler {
   }
 
   void close_pair() {
-    ElementReading& e = data_.element;
-    std::string problem = data_.pair.problem();
-    if (!data_.pair_in_values) {
+    ResultReading& r = data_.result;
+    ElementReading& e = r.element;
+    std::string problem = r.pair.problem();
+    if (!r.pair_in_values) {
       if (problem.empty()) {
-        e.value = data_.pair.sample;
+        e.value = r.pair.sample;
       } else {
         e.value_problem = std::move(problem);
       }
@@ -474,32 +481,34 @@ class Handler {
     }
     if (!problem.empty()) {
       sample_failed(std::move(problem));
-    } else if (e.values_problem.empty() && data_.matrix_problem.empty()) {
-      e.series.samples.push_back(data_.pair.sample);
+    } else if (e.values_problem.empty() && r.matrix_problem.empty()) {
+      e.series.samples.push_back(r.pair.sample);
     }
   }
 
   // An element's problems become the result's: the first of each reading.
   void note_problems(const std::string& matrix, const std::string& vector) {
-    if (data_.matrix_problem.empty() && !matrix.empty()) {
-      data_.matrix_problem = matrix;
-      for (Series& s : data_.series) s.samples = {};  // the matrix reading is lost: free its samples
+    ResultReading& r = data_.result;
+    if (r.matrix_problem.empty() && !matrix.empty()) {
+      r.matrix_problem = matrix;
+      for (Series& s : r.series) s.samples = {};  // the matrix reading is lost: free its samples
     }
-    if (data_.vector_problem.empty() && !vector.empty()) data_.vector_problem = vector;
-    if (!data_.matrix_problem.empty() && !data_.vector_problem.empty()) {
-      data_.series = {};
-      data_.values = {};
+    if (r.vector_problem.empty() && !vector.empty()) r.vector_problem = vector;
+    if (r.lost()) {
+      r.series = {};
+      r.values = {};
     }
   }
 
   void close_element() {
-    ElementReading& e = data_.element;
+    ResultReading& r = data_.result;
+    ElementReading& e = r.element;
     const bool labelled = e.metric_problem.empty();
     note_problems(labelled ? e.values_problem : e.metric_problem, labelled ? e.value_problem : e.metric_problem);
-    if (!data_.matrix_problem.empty() && !data_.vector_problem.empty()) return;
-    if (!data_.matrix_problem.empty()) e.series.samples = {};
-    data_.series.push_back(std::move(e.series));
-    data_.values.push_back(e.value);
+    if (r.lost()) return;
+    if (!r.matrix_problem.empty()) e.series.samples = {};
+    r.series.push_back(std::move(e.series));
+    r.values.push_back(e.value);
   }
 };
 
