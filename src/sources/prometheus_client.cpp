@@ -68,7 +68,8 @@ std::string form_encode(const Params& params) {
   return out;
 }
 
-// One pooled handle and the buffers libcurl writes into while it works.
+// One pooled handle, and the answer its bytes are decoded into as libcurl
+// receives them.
 struct Connection {
   CurlEasy handle;
   std::optional<PrometheusAnswer> answer;  // the body, decoded as it arrives
